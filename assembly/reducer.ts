@@ -1,0 +1,299 @@
+// The SimHash reducer: turns a stream of feature hashes (and weights) into per-bit counters and a fingerprint.
+// Feature hashing lives elsewhere; this file only counts bits.
+//
+// Unit weights (the common case) use bit-sliced carry-save counters (Harley–Seal): 16 hash words are folded
+// into ones/twos/fours/eights planes with ~2.5 logic ops per word, so no per-bit loop runs per feature.
+// Hash words are processed as two lanes (even and odd words): for 64-bit fingerprints the lanes are two
+// independent streams of hashes that are summed at the end; for 128-bit they are the low and high halves.
+// With SIMD one v128 holds both lanes; without it the same code runs once per lane on u64.
+//
+// Weighted features use f64 counters: counter_i += w where bit i is 1 and -= w where it is 0, in feature order,
+// so results equal a plain loop bit for bit. The sign flip comes from a 256-entry table per hash byte.
+
+// @ts-ignore: decorator
+@inline const BUF_WORDS: i32 = 512; // hash words buffered before folding (multiple of 32)
+// @ts-ignore: decorator
+@inline const LEVELS: i32 = 24; // ripple levels above the eights plane: counts up to 16 * 2^24 per lane before draining
+
+const BUF = memory.data(BUF_WORDS * 8 + 64, 16); // hash words (and padding)
+const WBUF = memory.data(BUF_WORDS / 2 * 8, 16); // weights, one per feature
+const PLANES = memory.data(16 * (4 + LEVELS), 16); // ones, twos, fours, eights, then ripple levels; two lanes each
+const COUNT = memory.data(128 * 8, 16); // i64 count of one bits per fingerprint bit and lane
+const WCOUNT = memory.data(128 * 8, 16); // f64 weighted counters
+const SIGNS = memory.data(256 * 64, 16); // per byte value: 8 f64 masks, sign bit set where the bit is 0
+
+let wide: bool = false; // 128-bit fingerprints
+let narrow: bool = false; // 32-bit fingerprints: the low half of the 64-bit reduction
+let weighted: bool = false;
+let buffered: i32 = 0; // words in BUF
+let features: u64 = 0;
+let sixteens: u32 = 0; // sixteens added since the last drain
+
+export function setupReducer(): void {
+  for (let b = 0; b < 256; b++) {
+    for (let i = 0; i < 8; i++) {
+      store<u64>(SIGNS + (b * 8 + i) * 8, ((b >> i) & 1) ? 0 : 0x8000000000000000);
+    }
+  }
+}
+
+/** Starts a document. */
+export function beginDocument(bits: i32, isWeighted: bool): void {
+  wide = bits == 128;
+  narrow = bits == 32;
+  weighted = isWeighted;
+  buffered = 0;
+  features = 0;
+  sixteens = 0;
+  memory.fill(PLANES, 0, 16 * (4 + LEVELS));
+  memory.fill(COUNT, 0, 128 * 8);
+  memory.fill(WCOUNT, 0, 128 * 8);
+}
+
+// @ts-ignore: decorator
+@inline export function addUnit(lo: u64, hi: u64): void {
+  let p = BUF + (<usize>buffered << 3);
+  store<u64>(p, lo);
+  if (wide) {
+    store<u64>(p, hi, 8);
+    buffered += 2;
+  } else {
+    buffered += 1;
+  }
+  features++;
+  if (buffered >= BUF_WORDS) flushUnit();
+}
+
+// @ts-ignore: decorator
+@inline export function addWeighted(lo: u64, hi: u64, w: f64): void {
+  let i = <i32>(features & (BUF_WORDS / 2 - 1));
+  store<u64>(BUF + (<usize>i << 4), lo);
+  store<u64>(BUF + (<usize>i << 4), hi, 8);
+  store<f64>(WBUF + (<usize>i << 3), w);
+  features++;
+  if ((features & (BUF_WORDS / 2 - 1)) == 0) flushWeighted(BUF_WORDS / 2);
+}
+
+export function featureCount(): u64 {
+  return features;
+}
+
+// ---- unit weights -------------------------------------------------------------------------------------------
+
+// @ts-ignore: decorator
+@inline function flushUnit(): void {
+  if (buffered == 0) return;
+  // Pad with zero words up to a multiple of 32 words (16 per lane): zeros add no one bits.
+  let padded = (buffered + 31) & ~31;
+  memory.fill(BUF + (<usize>buffered << 3), 0, <usize>(padded - buffered) << 3);
+  if (ASC_FEATURE_SIMD) foldSimd(padded >> 5);
+  else {
+    foldScalar(0, padded >> 5);
+    foldScalar(1, padded >> 5);
+  }
+  buffered = 0;
+  sixteens += <u32>(padded >> 5);
+  if (sixteens >= (1 << LEVELS) - 64) drain();
+}
+
+// @ts-ignore: decorator
+@inline function csaHigh(a: v128, b: v128, c: v128): v128 {
+  return v128.or(v128.and(a, b), v128.and(v128.xor(a, b), c));
+}
+
+function foldSimd(blocks: i32): void {
+  let ones = v128.load(PLANES);
+  let twos = v128.load(PLANES, 16);
+  let fours = v128.load(PLANES, 32);
+  let eights = v128.load(PLANES, 48);
+  let p = BUF;
+  for (let k = 0; k < blocks; k++) {
+    let twosA: v128, twosB: v128, foursA: v128, foursB: v128, eightsA: v128, eightsB: v128, d0: v128, d1: v128, u: v128;
+    // Each step: (high, low) = a + b + c as carry-save.
+    d0 = v128.load(p); d1 = v128.load(p, 16); u = v128.xor(ones, d0);
+    twosA = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    d0 = v128.load(p, 32); d1 = v128.load(p, 48); u = v128.xor(ones, d0);
+    twosB = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    u = v128.xor(twos, twosA); foursA = csaHigh(twos, twosA, twosB); twos = v128.xor(u, twosB);
+    d0 = v128.load(p, 64); d1 = v128.load(p, 80); u = v128.xor(ones, d0);
+    twosA = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    d0 = v128.load(p, 96); d1 = v128.load(p, 112); u = v128.xor(ones, d0);
+    twosB = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    u = v128.xor(twos, twosA); foursB = csaHigh(twos, twosA, twosB); twos = v128.xor(u, twosB);
+    u = v128.xor(fours, foursA); eightsA = csaHigh(fours, foursA, foursB); fours = v128.xor(u, foursB);
+    d0 = v128.load(p, 128); d1 = v128.load(p, 144); u = v128.xor(ones, d0);
+    twosA = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    d0 = v128.load(p, 160); d1 = v128.load(p, 176); u = v128.xor(ones, d0);
+    twosB = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    u = v128.xor(twos, twosA); foursA = csaHigh(twos, twosA, twosB); twos = v128.xor(u, twosB);
+    d0 = v128.load(p, 192); d1 = v128.load(p, 208); u = v128.xor(ones, d0);
+    twosA = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    d0 = v128.load(p, 224); d1 = v128.load(p, 240); u = v128.xor(ones, d0);
+    twosB = csaHigh(ones, d0, d1); ones = v128.xor(u, d1);
+    u = v128.xor(twos, twosA); foursB = csaHigh(twos, twosA, twosB); twos = v128.xor(u, twosB);
+    u = v128.xor(fours, foursA); eightsB = csaHigh(fours, foursA, foursB); fours = v128.xor(u, foursB);
+    u = v128.xor(eights, eightsA); let carry = csaHigh(eights, eightsA, eightsB); eights = v128.xor(u, eightsB);
+    // Ripple the sixteens into the levels above; the carry dies out after ~2 levels on average.
+    let q = PLANES + 64;
+    while (v128.any_true(carry)) {
+      let level = v128.load(q);
+      v128.store(q, v128.xor(level, carry));
+      carry = v128.and(level, carry);
+      q += 16;
+    }
+    p += 256;
+  }
+  v128.store(PLANES, ones);
+  v128.store(PLANES, twos, 16);
+  v128.store(PLANES, fours, 32);
+  v128.store(PLANES, eights, 48);
+}
+
+// @ts-ignore: decorator
+@inline function csaHigh64(a: u64, b: u64, c: u64): u64 {
+  return (a & b) | ((a ^ b) & c);
+}
+
+function foldScalar(lane: i32, blocks: i32): void {
+  let s = PLANES + (<usize>lane << 3);
+  let ones = load<u64>(s);
+  let twos = load<u64>(s, 16);
+  let fours = load<u64>(s, 32);
+  let eights = load<u64>(s, 48);
+  let p = BUF + (<usize>lane << 3);
+  for (let k = 0; k < blocks; k++) {
+    let twosA: u64, twosB: u64, foursA: u64, foursB: u64, eightsA: u64, eightsB: u64, d0: u64, d1: u64, u: u64;
+    d0 = load<u64>(p); d1 = load<u64>(p, 16); u = ones ^ d0;
+    twosA = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    d0 = load<u64>(p, 32); d1 = load<u64>(p, 48); u = ones ^ d0;
+    twosB = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    u = twos ^ twosA; foursA = csaHigh64(twos, twosA, twosB); twos = u ^ twosB;
+    d0 = load<u64>(p, 64); d1 = load<u64>(p, 80); u = ones ^ d0;
+    twosA = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    d0 = load<u64>(p, 96); d1 = load<u64>(p, 112); u = ones ^ d0;
+    twosB = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    u = twos ^ twosA; foursB = csaHigh64(twos, twosA, twosB); twos = u ^ twosB;
+    u = fours ^ foursA; eightsA = csaHigh64(fours, foursA, foursB); fours = u ^ foursB;
+    d0 = load<u64>(p, 128); d1 = load<u64>(p, 144); u = ones ^ d0;
+    twosA = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    d0 = load<u64>(p, 160); d1 = load<u64>(p, 176); u = ones ^ d0;
+    twosB = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    u = twos ^ twosA; foursA = csaHigh64(twos, twosA, twosB); twos = u ^ twosB;
+    d0 = load<u64>(p, 192); d1 = load<u64>(p, 208); u = ones ^ d0;
+    twosA = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    d0 = load<u64>(p, 224); d1 = load<u64>(p, 240); u = ones ^ d0;
+    twosB = csaHigh64(ones, d0, d1); ones = u ^ d1;
+    u = twos ^ twosA; foursB = csaHigh64(twos, twosA, twosB); twos = u ^ twosB;
+    u = fours ^ foursA; eightsB = csaHigh64(fours, foursA, foursB); fours = u ^ foursB;
+    u = eights ^ eightsA; let carry = csaHigh64(eights, eightsA, eightsB); eights = u ^ eightsB;
+    let q = s + 64;
+    while (carry != 0) {
+      let level = load<u64>(q);
+      store<u64>(q, level ^ carry);
+      carry &= level;
+      q += 16;
+    }
+    p += 256;
+  }
+  store<u64>(s, ones);
+  store<u64>(s, twos, 16);
+  store<u64>(s, fours, 32);
+  store<u64>(s, eights, 48);
+}
+
+/** Adds every plane into the integer counters and clears the planes. */
+function drain(): void {
+  for (let lane = 0; lane < 2; lane++) {
+    let c = COUNT + (<usize>lane << 9);
+    for (let level = 0; level < 4 + LEVELS; level++) {
+      let q = PLANES + (<usize>level << 4) + (<usize>lane << 3);
+      let x = load<u64>(q);
+      if (x == 0) continue;
+      store<u64>(q, 0);
+      do {
+        let bit = <usize>ctz<u64>(x);
+        let at = c + (bit << 3);
+        store<u64>(at, load<u64>(at) + (<u64>1 << <u64>level));
+        x &= x - 1;
+      } while (x != 0);
+    }
+  }
+  sixteens = 0;
+}
+
+// ---- weighted -----------------------------------------------------------------------------------------------
+
+function flushWeighted(n: i32): void {
+  let groups = wide ? 16 : 8;
+  for (let g = 0; g < groups; g++) {
+    // Byte g of the 128-bit hash: low word bytes 0..7, high word bytes 8..15.
+    let byteAt = BUF + <usize>((g & 7) + ((g >> 3) << 3));
+    let cp = WCOUNT + (<usize>g << 6);
+    if (ASC_FEATURE_SIMD) {
+      let c0 = v128.load(cp), c1 = v128.load(cp, 16), c2 = v128.load(cp, 32), c3 = v128.load(cp, 48);
+      for (let i = 0; i < n; i++) {
+        let b = <usize>load<u8>(byteAt + (<usize>i << 4));
+        let w = v128.splat<f64>(load<f64>(WBUF + (<usize>i << 3)));
+        let m = SIGNS + (b << 6);
+        c0 = f64x2.add(c0, v128.xor(w, v128.load(m)));
+        c1 = f64x2.add(c1, v128.xor(w, v128.load(m, 16)));
+        c2 = f64x2.add(c2, v128.xor(w, v128.load(m, 32)));
+        c3 = f64x2.add(c3, v128.xor(w, v128.load(m, 48)));
+      }
+      v128.store(cp, c0); v128.store(cp, c1, 16); v128.store(cp, c2, 32); v128.store(cp, c3, 48);
+    } else {
+      for (let j = 0; j < 8; j++) {
+        let acc = load<f64>(cp + (<usize>j << 3));
+        for (let i = 0; i < n; i++) {
+          let b = <i32>load<u8>(byteAt + (<usize>i << 4));
+          let w = load<f64>(WBUF + (<usize>i << 3));
+          acc += ((b >> j) & 1) ? w : -w;
+        }
+        store<f64>(cp + (<usize>j << 3), acc);
+      }
+    }
+  }
+}
+
+// ---- result -------------------------------------------------------------------------------------------------
+
+/**
+ * Ends the document and writes the fingerprint (1 or 2 u64 words, low word first) to `out`.
+ * `tiesSetBit`: a counter of exactly 0 sets the bit (the Java reference's rule); otherwise it needs > 0.
+ */
+export function endDocument(out: usize, tiesSetBit: bool): u64 {
+  let lo: u64 = 0, hi: u64 = 0;
+  if (weighted) {
+    let rest = <i32>(features & (BUF_WORDS / 2 - 1));
+    if (rest != 0) flushWeighted(rest);
+    for (let i = 0; i < 64; i++) {
+      let v = load<f64>(WCOUNT + (<usize>i << 3));
+      if (v > 0 || (tiesSetBit && v == 0)) lo |= <u64>1 << <u64>i;
+      if (wide) {
+        v = load<f64>(WCOUNT + 512 + (<usize>i << 3));
+        if (v > 0 || (tiesSetBit && v == 0)) hi |= <u64>1 << <u64>i;
+      }
+    }
+  } else {
+    flushUnit();
+    drain();
+    let n = <i64>features;
+    for (let i = 0; i < 64; i++) {
+      let a = <i64>load<u64>(COUNT + (<usize>i << 3));
+      let b = <i64>load<u64>(COUNT + 512 + (<usize>i << 3));
+      if (wide) {
+        let d = 2 * a - n;
+        if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
+        d = 2 * b - n;
+        if (d > 0 || (tiesSetBit && d == 0)) hi |= <u64>1 << <u64>i;
+      } else {
+        let d = 2 * (a + b) - n;
+        if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
+      }
+    }
+  }
+  if (narrow) lo &= 0xFFFFFFFF;
+  store<u64>(out, lo);
+  if (wide) store<u64>(out, hi, 8);
+  return features;
+}

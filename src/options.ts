@@ -1,0 +1,108 @@
+// Options are validated once, here, into a frozen plan the hot paths trust. Every error names the bad value.
+
+export type Bits = 32 | 64 | 128;
+export type Preset = 'default' | 'java';
+export type TokenizerName = 'whitespace' | 'words' | 'shingles' | 'ngrams' | 'segmenter';
+/** A feature: a string (weight 1 per occurrence) or a [feature, weight] pair. */
+export type Feature = string | readonly [string, number];
+export type TokenizerFunction = (text: string) => Iterable<Feature>;
+export type Normalization = 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
+
+export interface SimHashOptions {
+  /** Fingerprint width: 64 (default), 128 or 32. */
+  bits?: Bits;
+  /** 'default' is this library's versioned spec; 'java' reproduces the Java reference implementation. */
+  preset?: Preset;
+  /** How text becomes features (default 'shingles'); ignored for inputs that are already features. */
+  tokenizer?: TokenizerName | TokenizerFunction;
+  /** Words per shingle (default 3) or code points per n-gram (default 4); 1 to 64. */
+  width?: number;
+  /** Unicode normalization applied to text and features before tokenizing (default: none). */
+  normalize?: Normalization | false;
+  /** Locale for the 'segmenter' tokenizer (Intl.Segmenter); default: the runtime's. */
+  locale?: string;
+}
+
+/** Tokenizer modes implemented in WebAssembly (assembly/fingerprint.ts mirrors these numbers). */
+export const WASM_MODES = { whitespace: 0, words: 1, shingles: 2, ngrams: 3 } as const;
+
+export interface Plan {
+  readonly bits: Bits;
+  readonly preset: Preset;
+  readonly tokenizer: TokenizerName | TokenizerFunction;
+  readonly width: number;
+  readonly normalize: Normalization | false;
+  readonly locale: string | undefined;
+  /** WASM tokenizer mode, or -1 when the tokenizer runs in JavaScript. */
+  readonly mode: number;
+}
+
+export const DEFAULTS = { bits: 64, preset: 'default', tokenizer: 'shingles', shingleWidth: 3, ngramWidth: 4 } as const;
+export const MAX_WIDTH = 64;
+
+const KNOWN = new Set(['bits', 'preset', 'tokenizer', 'width', 'normalize', 'locale']);
+const TOKENIZERS = new Set(['whitespace', 'words', 'shingles', 'ngrams', 'segmenter']);
+const NORMALIZATIONS = new Set(['NFC', 'NFD', 'NFKC', 'NFKD']);
+
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (value !== null && typeof value === 'object') return `an object (${value.constructor?.name ?? 'null prototype'})`;
+  return String(value);
+}
+
+export function checkBits(bits: unknown, name = 'bits'): Bits {
+  if (bits !== 32 && bits !== 64 && bits !== 128) {
+    const error = typeof bits === 'number' ? RangeError : TypeError;
+    throw new error(`${name} must be 32, 64 or 128, got ${show(bits)}`);
+  }
+  return bits;
+}
+
+export function resolveOptions(options: SimHashOptions | undefined): Plan {
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  }
+  const bits = checkBits(options.bits ?? DEFAULTS.bits);
+  const preset = options.preset ?? DEFAULTS.preset;
+  if (preset !== 'default' && preset !== 'java') {
+    throw new RangeError(`preset must be 'default' or 'java', got ${show(preset)}`);
+  }
+  let tokenizer = options.tokenizer ?? (preset === 'java' ? 'whitespace' : DEFAULTS.tokenizer);
+  if (typeof tokenizer !== 'function' && !TOKENIZERS.has(tokenizer as string)) {
+    throw new RangeError(`tokenizer must be one of ${[...TOKENIZERS].join(', ')} or a function, got ${show(tokenizer)}`);
+  }
+  if (preset === 'java' && tokenizer !== 'whitespace' && typeof tokenizer !== 'function') {
+    throw new RangeError(`preset 'java' tokenizes on whitespace only, got tokenizer ${show(tokenizer)}`);
+  }
+  let width = 0;
+  if (tokenizer === 'shingles' || tokenizer === 'ngrams') {
+    width = options.width ?? (tokenizer === 'shingles' ? DEFAULTS.shingleWidth : DEFAULTS.ngramWidth);
+    if (typeof width !== 'number') throw new TypeError(`width must be a number, got ${show(width)}`);
+    if (!Number.isInteger(width) || width < 1 || width > MAX_WIDTH) {
+      throw new RangeError(`width must be an integer from 1 to ${MAX_WIDTH}, got ${show(width)}`);
+    }
+  } else if (options.width !== undefined) {
+    throw new TypeError(`width applies to the 'shingles' and 'ngrams' tokenizers, not ${show(tokenizer)}`);
+  }
+  const normalize = options.normalize ?? false;
+  if (normalize !== false && !NORMALIZATIONS.has(normalize)) {
+    throw new RangeError(`normalize must be false or one of NFC, NFD, NFKC, NFKD, got ${show(normalize)}`);
+  }
+  const locale = options.locale;
+  if (locale !== undefined) {
+    if (typeof locale !== 'string') throw new TypeError(`locale must be a string, got ${show(locale)}`);
+    if (tokenizer !== 'segmenter') throw new TypeError(`locale applies to the 'segmenter' tokenizer only`);
+  }
+  if (tokenizer === 'segmenter' && typeof Intl === 'undefined' || (tokenizer === 'segmenter' && !('Segmenter' in Intl))) {
+    throw new RangeError(`the 'segmenter' tokenizer needs Intl.Segmenter, which this runtime lacks`);
+  }
+  const mode = typeof tokenizer === 'function' || tokenizer === 'segmenter' ? -1 : WASM_MODES[tokenizer as keyof typeof WASM_MODES];
+  return Object.freeze({ bits, preset, tokenizer, width, normalize, locale, mode });
+}
