@@ -28,11 +28,32 @@ export function regions(rt: Runtime): Regions {
  * each document (length n + 1) and the longest document's byte length.
  */
 export function encodeTexts(heap: Heap, region: Region, texts: ReadonlyArray<string | Uint8Array>): { ptr: number; offsets: Uint32Array; longest: number } {
+  const offsets = new Uint32Array(texts.length + 1);
   let remaining = 0; // lengths of the texts not yet written: each needs at least that many bytes
-  for (const t of texts) remaining += t.length;
+  let allStrings = true;
+  for (const t of texts) {
+    remaining += t.length;
+    if (typeof t !== 'string') allStrings = false;
+  }
   let cap = remaining + 16;
   let ptr = region.reserve(cap);
-  const offsets = new Uint32Array(texts.length + 1);
+  if (allStrings && texts.length > 1) {
+    // Many (usually short) strings: one encodeInto of their concatenation. When every byte written is one
+    // character (ASCII), byte offsets are character offsets; otherwise fall through and encode one by one.
+    const joined = (texts as readonly string[]).join('');
+    const { read, written } = encoder.encodeInto(joined, heap.u8.subarray(ptr, ptr + cap));
+    if (read === joined.length && written === read) {
+      let at = 0;
+      let longest = 0;
+      for (let i = 0; i < texts.length; i++) {
+        const len = texts[i]!.length;
+        at += len;
+        offsets[i + 1] = at;
+        if (len > longest) longest = len;
+      }
+      return { ptr, offsets, longest };
+    }
+  }
   let at = 0;
   let longest = 0;
   for (let i = 0; i < texts.length; i++) {

@@ -1,0 +1,300 @@
+// The built-in tokenizers, fused with feature hashing: each finished token goes straight to the reducer.
+//
+// Both word scanners work on 64-byte blocks: a 64-bit mask of token bytes is built (v128 compares with SIMD,
+// SWAR or a byte loop without), and token boundaries are read off the mask with ctz, so the per-byte work has
+// no data-dependent branches. Words: a block of pure ASCII is case-folded 64 bytes at a time into `scratch`;
+// a block with any non-ASCII byte goes through the code-point path (decode, classify, fold, encode).
+import { SEED_HIGH } from "./common";
+import { xxh3 } from "./xxh3";
+import { addUnit } from "./reducer";
+import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from "./unicode";
+
+// Tokenizer modes (src/options.ts mirrors these).
+// @ts-ignore: decorator
+@inline export const WHITESPACE: i32 = 0;
+// @ts-ignore: decorator
+@inline export const WORDS: i32 = 1;
+// @ts-ignore: decorator
+@inline export const SHINGLES: i32 = 2;
+// @ts-ignore: decorator
+@inline export const NGRAMS: i32 = 3;
+// @ts-ignore: decorator
+@inline export const MAX_WIDTH: i32 = 64;
+
+// @ts-ignore: decorator
+@inline const HISTORY: i32 = 256; // word hashes kept for shingles before sliding back
+
+let wide: bool = false;
+let mode: i32 = 0;
+let width: i32 = 1;
+let words: i32 = 0; // words seen in the document (shingles)
+let held: i32 = 0; // word hashes in WORD_HASHES
+let inToken: bool = false;
+let tokenStart: usize = 0;
+
+const WORD_HASHES = memory.data(HISTORY * 8, 16);
+const RING = memory.data(MAX_WIDTH * 4); // n-grams: starts of the last `width` code points
+// Per byte: 1 where the Java reference splits tokens (" \t\n\r\f").
+const SPLIT = memory.data<u8>([
+  0,0,0,0,0,0,0,0,0,1,1,0,1,1,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 1
+]);
+// ASCII byte -> folded byte, 0 for separators (everything but letters and digits).
+const ASCII_FOLD = memory.data(128);
+
+export function setupTokenizers(): void {
+  for (let b = 0; b < 128; b++) {
+    let f: u8 = 0;
+    if (b >= 48 && b <= 57) f = <u8>b;
+    else if (b >= 97 && b <= 122) f = <u8>b;
+    else if (b >= 65 && b <= 90) f = <u8>(b + 32);
+    store<u8>(ASCII_FOLD + b, f);
+  }
+}
+
+export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
+  wide = bits == 128;
+  mode = tokenizer;
+  width = w;
+  words = 0;
+  held = 0;
+  inToken = false;
+}
+
+/** A feature given by its bytes: hashed with XXH3-64 (seed 0; seed 1 for the high word at 128 bits). */
+// @ts-ignore: decorator
+@inline export function feature(p: usize, len: usize): void {
+  addUnit(xxh3(p, len, 0), wide ? xxh3(p, len, SEED_HIGH) : 0);
+}
+
+/** A finished token [start, end). Words: a feature. Shingles: its hash joins the window of word hashes. */
+// @ts-ignore: decorator
+@inline function token(start: usize, end: usize): void {
+  if (mode != SHINGLES) {
+    feature(start, end - start);
+    return;
+  }
+  if (held == HISTORY) {
+    memory.copy(WORD_HASHES, WORD_HASHES + <usize>(HISTORY - width + 1) * 8, <usize>(width - 1) * 8);
+    held = width - 1;
+  }
+  store<u64>(WORD_HASHES + (<usize>held << 3), xxh3(start, end - start, 0));
+  held++;
+  words++;
+  if (words >= width) feature(WORD_HASHES + (<usize>(held - width) << 3), <usize>width << 3);
+}
+
+/** Ends the document's tokens: a document with fewer words than one shingle is one shingle of all of them. */
+export function endTokens(): void {
+  if (mode == SHINGLES && words > 0 && words < width) feature(WORD_HASHES, <usize>words << 3);
+}
+
+/** Emits the tokens whose boundaries fall in a 64-byte block at `base` with token-byte mask `m`. */
+// @ts-ignore: decorator
+@inline function scanMask(base: usize, m: u64): void {
+  let prev: u64 = inToken ? 1 : 0;
+  let shifted = (m << 1) | prev;
+  let starts = m & ~shifted;
+  let ends = ~m & shifted;
+  let edges = starts | ends;
+  while (edges != 0) {
+    let at = base + <usize>ctz<u64>(edges);
+    if (inToken) token(tokenStart, at);
+    else tokenStart = at;
+    inToken = !inToken;
+    edges &= edges - 1;
+  }
+}
+
+// ---- whitespace (the Java reference's split, over UTF-8 bytes) ---------------------------------------------
+
+// @ts-ignore: decorator
+@inline function swarSeparators(x: u64): u64 {
+  // High bit of each byte set where the byte is one of " \t\n\r\f" (exact zero-byte test per value).
+  let r: u64 = 0;
+  let t = x ^ 0x2020202020202020; r |= ~(((t & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F) | t | 0x7F7F7F7F7F7F7F7F);
+  t = x ^ 0x0909090909090909; r |= ~(((t & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F) | t | 0x7F7F7F7F7F7F7F7F);
+  t = x ^ 0x0A0A0A0A0A0A0A0A; r |= ~(((t & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F) | t | 0x7F7F7F7F7F7F7F7F);
+  t = x ^ 0x0C0C0C0C0C0C0C0C; r |= ~(((t & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F) | t | 0x7F7F7F7F7F7F7F7F);
+  t = x ^ 0x0D0D0D0D0D0D0D0D; r |= ~(((t & 0x7F7F7F7F7F7F7F7F) + 0x7F7F7F7F7F7F7F7F) | t | 0x7F7F7F7F7F7F7F7F);
+  return r;
+}
+
+// @ts-ignore: decorator
+@inline function highBits(r: u64): u64 {
+  // Gathers the 8 byte high bits into the low 8 bits (bit i = byte i).
+  return (((r >> 7) & 0x0101010101010101) * 0x0102040810204080) >> 56;
+}
+
+// @ts-ignore: decorator
+@inline function simdSeparators16(v: v128): i32 {
+  let s = v128.or(
+    v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x09))),
+    v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x0A)), i8x16.eq(v, i8x16.splat(0x0C))), i8x16.eq(v, i8x16.splat(0x0D)))
+  );
+  return i8x16.bitmask(s);
+}
+
+export function whitespaceTokens(p: usize, end: usize): void {
+  while (p + 64 <= end) {
+    let sep: u64;
+    if (ASC_FEATURE_SIMD) {
+      sep = <u64>(<u32>simdSeparators16(v128.load(p)))
+        | (<u64>(<u32>simdSeparators16(v128.load(p, 16))) << 16)
+        | (<u64>(<u32>simdSeparators16(v128.load(p, 32))) << 32)
+        | (<u64>(<u32>simdSeparators16(v128.load(p, 48))) << 48);
+    } else {
+      sep = 0;
+      for (let i = 0; i < 8; i++) sep |= highBits(swarSeparators(load<u64>(p + (<usize>i << 3)))) << (<u64>i << 3);
+    }
+    scanMask(p, ~sep);
+    p += 64;
+  }
+  if (p < end) {
+    let m: u64 = 0;
+    let n = <i32>(end - p);
+    for (let i = 0; i < n; i++) {
+      let b = <u32>load<u8>(p + i);
+      if (!(b <= 32 && load<u8>(SPLIT + b) != 0)) m |= <u64>1 << <u64>i;
+    }
+    scanMask(p, m); // bits past the end are 0: any open token ends at `end`
+    p += 64;
+  }
+  if (inToken) { token(tokenStart, end); inToken = false; }
+}
+
+// ---- Unicode words -------------------------------------------------------------------------------------------
+
+/**
+ * Words of [p, end): letters, numbers and marks, case-folded into `scratch`; each character of a script written
+ * without spaces is a word by itself. Returns nothing: tokens go to the reducer.
+ */
+export function wordTokens(p: usize, end: usize, scratch: usize): void {
+  let q = scratch;
+  while (p < end) {
+    if (!inToken) q = scratch; // nothing in scratch is needed any more: stay in cache
+    if (p + 64 <= end) {
+      let asciiBlock: bool;
+      if (ASC_FEATURE_SIMD) {
+        let a = v128.load(p), b = v128.load(p, 16), c = v128.load(p, 32), d = v128.load(p, 48);
+        asciiBlock = i8x16.bitmask(v128.or(v128.or(a, b), v128.or(c, d))) == 0;
+        if (asciiBlock) {
+          let m = <u64>(<u32>foldAscii16(a, q))
+            | (<u64>(<u32>foldAscii16(b, q + 16)) << 16)
+            | (<u64>(<u32>foldAscii16(c, q + 32)) << 32)
+            | (<u64>(<u32>foldAscii16(d, q + 48)) << 48);
+          scanMask(q, m);
+        }
+      } else {
+        asciiBlock = ((load<u64>(p) | load<u64>(p, 8) | load<u64>(p, 16) | load<u64>(p, 24)
+          | load<u64>(p, 32) | load<u64>(p, 40) | load<u64>(p, 48) | load<u64>(p, 56)) & 0x8080808080808080) == 0;
+        if (asciiBlock) {
+          let m: u64 = 0;
+          for (let i = 0; i < 64; i++) {
+            let f = load<u8>(ASCII_FOLD + <usize>load<u8>(p + i));
+            store<u8>(q + i, f);
+            m |= <u64>(f != 0) << <u64>i;
+          }
+          scanMask(q, m);
+        }
+      }
+      if (asciiBlock) {
+        p += 64;
+        q += 64;
+        continue;
+      }
+    }
+    // Code-point path up to the end of this block (a code point may run past it; the next round starts after it).
+    let stop = min(p + 64, end);
+    while (p < stop) {
+      let b = <u32>load<u8>(p);
+      if (b < 0x80) {
+        let f = load<u8>(ASCII_FOLD + b);
+        p++;
+        if (f != 0) {
+          if (!inToken) { inToken = true; tokenStart = q; }
+          store<u8>(q++, f);
+        } else if (inToken) {
+          inToken = false;
+          token(tokenStart, q);
+        }
+        continue;
+      }
+      let cp = decode(p, end, b);
+      p += decodedLength;
+      let cls = classOf(cp);
+      if (cls == SEPARATOR) {
+        if (inToken) { inToken = false; token(tokenStart, q); }
+        continue;
+      }
+      if (cls == STANDALONE) {
+        if (inToken) { inToken = false; token(tokenStart, q); }
+        let start = q;
+        q += encode(q, fold(cp));
+        token(start, q);
+        continue;
+      }
+      if (!inToken) { inToken = true; tokenStart = q; }
+      q += encode(q, fold(cp));
+    }
+  }
+  if (inToken) { token(tokenStart, q); inToken = false; }
+}
+
+// @ts-ignore: decorator
+@inline function foldAscii16(v: v128, q: usize): i32 {
+  // Letters and digits; upper case gets +0x20. Returns the 16-bit mask of word bytes.
+  let digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10));
+  let upper = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x41)), i8x16.splat(26));
+  let lower = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x61)), i8x16.splat(26));
+  v128.store(q, i8x16.add(v, v128.and(upper, i8x16.splat(0x20))));
+  return i8x16.bitmask(v128.or(digit, v128.or(upper, lower)));
+}
+
+// ---- character n-grams ---------------------------------------------------------------------------------------
+
+/**
+ * Writes the normalized text used by n-grams to `out`: words (as for wordTokens, but a script without spaces
+ * is not split into characters) case-folded and joined by one space. Returns the end of the text.
+ */
+export function normalizeForNgrams(p: usize, end: usize, out: usize): usize {
+  let q = out;
+  let inWord = false;
+  while (p < end) {
+    let b = <u32>load<u8>(p);
+    let cp: u32;
+    if (b < 0x80) {
+      p++;
+      let f = load<u8>(ASCII_FOLD + b);
+      if (f != 0) {
+        if (!inWord && q > out) store<u8>(q++, 32);
+        inWord = true;
+        store<u8>(q++, f);
+      } else inWord = false;
+      continue;
+    }
+    cp = decode(p, end, b);
+    p += decodedLength;
+    if (classOf(cp) == SEPARATOR) { inWord = false; continue; }
+    if (!inWord && q > out) store<u8>(q++, 32);
+    inWord = true;
+    q += encode(q, fold(cp));
+  }
+  return q;
+}
+
+/** Sliding windows of `width` code points over normalized text [p, end); a shorter text is one feature. */
+export function ngramTokens(p: usize, end: usize): void {
+  let i: i32 = 0;
+  let start = p;
+  while (p < end) {
+    store<u32>(RING + (<usize>(i % width) << 2), <u32>(p - start));
+    i++;
+    p++;
+    while (p < end && (load<u8>(p) & 0xC0) == 0x80) p++;
+    if (i >= width) {
+      let first = start + <usize>load<u32>(RING + (<usize>(i % width) << 2));
+      feature(first, p - first);
+    }
+  }
+  if (i > 0 && i < width) feature(start, end - start);
+}

@@ -1,0 +1,66 @@
+// Fingerprinting throughput: MB/s of English text from a JS string, per tokenizer and width, beside the
+// BigInt port of the Java reference and the npm package simhash-js, measured in the same run.
+import { Bench } from 'tinybench';
+import { createRequire } from 'node:module';
+import { createSimHasher, init, loadedBuild, simhashOfHashes, type Bits, type TokenizerName } from '../src/index.js';
+import { javaBigIntSimhash } from './baselines/java-bigint.js';
+import { englishText } from './corpus.js';
+
+interface BenchRow { name: string; value: string; baseline?: string; ratio?: string }
+
+const require = createRequire(import.meta.url);
+const sjs = require('simhash-js') as { SimHash: new () => { hash(text: string): number } };
+
+function mbps(bytes: number, ms: number): number {
+  return bytes / 1e6 / (ms / 1000);
+}
+
+export async function run(): Promise<BenchRow[]> {
+  await init({ build: (process.env.SIMHASH_BUILD as 'simd' | 'scalar' | undefined) ?? 'auto' });
+  const text = englishText(4_000_000);
+  const small = text.slice(0, 200_000); // the slow baselines get less text
+  const bytes = Buffer.byteLength(text);
+  const smallBytes = Buffer.byteLength(small);
+  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  const configs: Array<[TokenizerName, Bits]> = [
+    ['whitespace', 64], ['words', 64], ['shingles', 64], ['ngrams', 64], ['segmenter', 64],
+    ['whitespace', 128], ['words', 128], ['shingles', 128],
+  ];
+  for (const [tokenizer, bits] of configs) {
+    const h = createSimHasher({ tokenizer, bits });
+    const input = tokenizer === 'segmenter' ? small : text;
+    bench.add(`${tokenizer} ${bits}`, () => { h.hash(input); });
+  }
+  const java = createSimHasher({ preset: 'java' });
+  bench.add('java preset 64', () => { java.hash(text); });
+  bench.add('BigInt port of the Java reference', () => { javaBigIntSimhash(small); });
+  const simhashJs = new sjs.SimHash();
+  bench.add('simhash-js', () => { simhashJs.hash(small); });
+
+  const n = 1_000_000;
+  const hashes = new BigUint64Array(n);
+  let x = 0x9e3779b97f4a7c15n;
+  for (let i = 0; i < n; i++) hashes[i] = x = BigInt.asUintN(64, x * 6364136223846793005n + 1442695040888963407n);
+  const weights = new Float64Array(n).map((_, i) => (i % 7) + 0.5);
+  bench.add('weighted features (kernel)', () => { simhashOfHashes(hashes, { weights }); });
+  bench.add('unit features (kernel)', () => { simhashOfHashes(hashes); });
+  await bench.run();
+
+  const ms = (name: string) => bench.getTask(name)!.result!.latency.mean;
+  const baseline = mbps(smallBytes, ms('BigInt port of the Java reference'));
+  const peer = mbps(smallBytes, ms('simhash-js'));
+  const rows: BenchRow[] = [];
+  for (const [tokenizer, bits] of configs) {
+    const v = mbps(tokenizer === 'segmenter' ? smallBytes : bytes, ms(`${tokenizer} ${bits}`));
+    rows.push({ name: `${tokenizer}, ${bits}-bit`, value: `${v.toFixed(0)} MB/s`, baseline: `${(v / baseline).toFixed(0)}× BigInt port`, ratio: `${(v / peer).toFixed(0)}× simhash-js` });
+  }
+  const jv = mbps(bytes, ms('java preset 64'));
+  rows.push({ name: "preset 'java', 64-bit", value: `${jv.toFixed(0)} MB/s`, baseline: `${(jv / baseline).toFixed(0)}× BigInt port`, ratio: `${(jv / peer).toFixed(0)}× simhash-js` });
+  rows.push({ name: 'BigInt port of the Java reference', value: `${baseline.toFixed(1)} MB/s` });
+  rows.push({ name: 'simhash-js 1.0.0', value: `${peer.toFixed(1)} MB/s` });
+  rows.push({ name: 'weighted features, 64-bit (hash → fingerprint)', value: `${(n / ms('weighted features (kernel)') / 1e3).toFixed(0)} M features/s` });
+  rows.push({ name: 'unit-weight features, 64-bit (hash → fingerprint)', value: `${(n / ms('unit features (kernel)') / 1e3).toFixed(0)} M features/s` });
+  return rows.map((r) => ({ ...r, name: `[${loadedBuild()}] ${r.name}` }));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.table(await run());

@@ -1,0 +1,176 @@
+// Batch Hamming search speed: one query against 10^7 fingerprints (64- and 128-bit), within-k with few hits,
+// the copy a one-shot call pays against a resident FingerprintSet, and a brute-force self-join of 10^5, each
+// beside a plain TypeScript implementation (two 32-bit halves through a Uint32Array view), ratios from one run.
+// Alone: `npx tsx bench/hamming.bench.ts` (SIMHASH_BUILD=scalar for the scalar build).
+import { Bench } from 'tinybench';
+import {
+  FingerprintSet,
+  countWithinDistance,
+  hammingDistancesInto,
+  init,
+  loadedBuild,
+  selfPairsWithinDistance,
+  withinDistance,
+} from '../src/index.js';
+
+interface BenchRow {
+  name: string;
+  value: string;
+  baseline?: string;
+  ratio?: string;
+}
+
+const SCAN = 10_000_000;
+const JOIN = 100_000;
+/** The TypeScript self-join runs on a prefix (its pair rate does not depend on n once n fits in cache). */
+const JOIN_BASELINE = 15_000;
+const K = 3;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Plain TypeScript baselines
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function tsDistances64(u32: Uint32Array, qlo: number, qhi: number, out: Uint8Array): void {
+  const n = u32.length >>> 1;
+  for (let i = 0; i < n; i++) out[i] = popcount32(u32[2 * i]! ^ qlo) + popcount32(u32[2 * i + 1]! ^ qhi);
+}
+
+function tsDistances128(u32: Uint32Array, q: Uint32Array, out: Uint8Array): void {
+  const n = u32.length >>> 2;
+  const q0 = q[0]!, q1 = q[1]!, q2 = q[2]!, q3 = q[3]!;
+  for (let i = 0; i < n; i++) {
+    const p = 4 * i;
+    out[i] = popcount32(u32[p]! ^ q0) + popcount32(u32[p + 1]! ^ q1) + popcount32(u32[p + 2]! ^ q2) + popcount32(u32[p + 3]! ^ q3);
+  }
+}
+
+function tsWithin64(u32: Uint32Array, qlo: number, qhi: number, k: number): number[] {
+  const out: number[] = [];
+  const n = u32.length >>> 1;
+  for (let i = 0; i < n; i++) if (popcount32(u32[2 * i]! ^ qlo) + popcount32(u32[2 * i + 1]! ^ qhi) <= k) out.push(i);
+  return out;
+}
+
+function tsSelfJoin64(u32: Uint32Array, n: number, k: number): number {
+  let pairs = 0;
+  for (let i = 0; i < n; i++) {
+    const lo = u32[2 * i]!;
+    const hi = u32[2 * i + 1]!;
+    for (let j = i + 1; j < n; j++) if (popcount32(u32[2 * j]! ^ lo) + popcount32(u32[2 * j + 1]! ^ hi) <= k) pairs++;
+  }
+  return pairs;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Data and timing
+
+/** xorshift32-filled words, with a few fingerprints planted within K of the query. */
+function randomWords(words: number, seed: number): BigUint64Array {
+  const fps = new BigUint64Array(words);
+  const u32 = new Uint32Array(fps.buffer);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < u32.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    u32[i] = x >>> 0;
+  }
+  return fps;
+}
+
+/** Median milliseconds per call of `fn`, after a warm-up (the first calls run unoptimised code). */
+function time(fn: () => unknown, iterations: number): number {
+  const bench = new Bench({ iterations, time: 0, warmupIterations: 2, warmupTime: 0 });
+  bench.add('task', fn);
+  const [task] = bench.runSync();
+  const result = task!.result;
+  if (result.state !== 'completed') throw new Error(`benchmark task ${result.state}`);
+  return result.latency.p50;
+}
+
+const rate = (items: number, ms: number, unit: string): string => `${((items / ms) * 1e3 / 1e9).toFixed(2)}·10⁹ ${unit}`;
+const ratio = (fast: number, slow: number): string => `${(slow / fast).toFixed(1)}×`;
+
+export async function run(): Promise<BenchRow[]> {
+  await init(process.env.SIMHASH_BUILD === 'scalar' ? { build: 'scalar' } : {});
+  const build = loadedBuild();
+  const rows: BenchRow[] = [];
+
+  // --- 64-bit scan ---
+  const fps64 = randomWords(SCAN, 12345);
+  const query64 = 0x0123456789abcdefn;
+  for (const at of [17, SCAN / 2, SCAN - 3]) fps64[at] = query64 ^ 0b101n; // a few hits at distance 2
+  const u32 = new Uint32Array(fps64.buffer);
+  const qlo = Number(query64 & 0xffffffffn);
+  const qhi = Number(query64 >> 32n);
+  const out = new Uint8Array(SCAN);
+
+  const copyMs = time(() => FingerprintSet.from(fps64).free(), 5);
+  const set64 = FingerprintSet.from(fps64);
+  const tsScan = time(() => tsDistances64(u32, qlo, qhi, out), 5);
+  const scan = time(() => set64.hammingDistancesInto(query64, out), 10);
+  const scanOneShot = time(() => hammingDistancesInto(query64, fps64, out), 10);
+  const count = time(() => set64.countWithinDistance(query64, K), 10);
+  const within = time(() => set64.withinDistance(query64, K), 10);
+  const withinOneShot = time(() => withinDistance(query64, fps64, K), 10);
+  const countOneShot = time(() => countWithinDistance(query64, fps64, K), 10);
+  const tsWithin = time(() => tsWithin64(u32, qlo, qhi, K), 5);
+  set64.free();
+  rows.push(
+    { name: `64-bit distances, 1 query × 10⁷, FingerprintSet (${build})`, value: rate(SCAN, scan, 'fp/s'), baseline: rate(SCAN, tsScan, 'fp/s'), ratio: ratio(scan, tsScan) },
+    { name: '64-bit count within k=3, FingerprintSet', value: rate(SCAN, count, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(count, tsWithin) },
+    { name: '64-bit within k=3 (3 hits), FingerprintSet', value: rate(SCAN, within, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(within, tsWithin) },
+    { name: '64-bit within k=3, one-shot BigUint64Array (chunked copy)', value: rate(SCAN, withinOneShot, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(withinOneShot, tsWithin) },
+    { name: '64-bit count within k=3, one-shot BigUint64Array', value: rate(SCAN, countOneShot, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(countOneShot, tsWithin) },
+    { name: '64-bit distances, one-shot BigUint64Array', value: rate(SCAN, scanOneShot, 'fp/s'), baseline: rate(SCAN, tsScan, 'fp/s'), ratio: ratio(scanOneShot, tsScan) },
+    { name: 'copy cost: FingerprintSet.from(10⁷ × 64-bit) + free', value: `${copyMs.toFixed(1)} ms (${((SCAN * 8) / copyMs / 1e6).toFixed(1)} GB/s)` },
+  );
+
+  // --- 128-bit scan ---
+  const fps128 = randomWords(2 * SCAN, 67890);
+  const query128 = (0xfedcba9876543210n << 64n) | query64;
+  const u32w = new Uint32Array(fps128.buffer);
+  const q128 = new Uint32Array([qlo, qhi, 0x76543210, 0xfedcba98]);
+  const set128 = FingerprintSet.from(fps128, { bits: 128 });
+  const tsScan128 = time(() => tsDistances128(u32w, q128, out), 5);
+  const scan128 = time(() => set128.hammingDistancesInto(query128, out), 10);
+  const within128 = time(() => set128.withinDistance(query128, K), 10);
+  set128.free();
+  rows.push(
+    { name: '128-bit distances, 1 query × 10⁷, FingerprintSet', value: rate(SCAN, scan128, 'fp/s'), baseline: rate(SCAN, tsScan128, 'fp/s'), ratio: ratio(scan128, tsScan128) },
+    { name: '128-bit within k=3 (no hits), FingerprintSet', value: rate(SCAN, within128, 'fp/s'), baseline: rate(SCAN, tsScan128, 'fp/s'), ratio: ratio(within128, tsScan128) },
+  );
+
+  // --- self-join, brute force ---
+  const joinFps = fps64.slice(0, JOIN);
+  for (let i = 0; i < 50; i++) joinFps[1000 * i + 7] = joinFps[1000 * i]! ^ 0b11n; // 50 near pairs
+  const joinSet = FingerprintSet.from(joinFps);
+  const pairs = (JOIN * (JOIN - 1)) / 2;
+  const join = time(() => joinSet.selfPairsWithinDistance(K), 3);
+  joinSet.free();
+  const basePairs = (JOIN_BASELINE * (JOIN_BASELINE - 1)) / 2;
+  const tsJoin = time(() => tsSelfJoin64(new Uint32Array(joinFps.buffer), JOIN_BASELINE, K), 3);
+  const joinRate = pairs / join;
+  const tsRate = basePairs / tsJoin;
+  rows.push({
+    name: '64-bit self-join of 10⁵, k=3, brute force (TS on 1.5·10⁴)',
+    value: rate(pairs, join, 'pairs/s'),
+    baseline: rate(basePairs, tsJoin, 'pairs/s'),
+    ratio: `${(joinRate / tsRate).toFixed(1)}×`,
+  });
+  const joinOneShot = time(() => selfPairsWithinDistance(joinFps.subarray(0, 30_000), K), 3);
+  rows.push({ name: '64-bit self-join of 3·10⁴, one-shot BigUint64Array', value: rate((30_000 * 29_999) / 2, joinOneShot, 'pairs/s') });
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const started = performance.now();
+  const rows = await run();
+  console.table(rows);
+  console.log(`hamming bench: ${((performance.now() - started) / 1e3).toFixed(1)} s`);
+}
