@@ -13,7 +13,7 @@
 // @ts-ignore: decorator
 @inline const BUF_WORDS: i32 = 512; // hash words buffered before folding (multiple of 32)
 // @ts-ignore: decorator
-@inline const LEVELS: i32 = 24; // ripple levels above the eights plane: counts up to 16 * 2^24 per lane before draining
+@inline const LEVELS: i32 = 27; // ripple levels above the eights plane: 16 * 2^27 words per lane before a drain
 
 const BUF = memory.data(BUF_WORDS * 8 + 64, 16); // hash words (and padding)
 const WBUF = memory.data(BUF_WORDS / 2 * 8, 16); // weights, one per feature
@@ -28,6 +28,13 @@ let weighted: bool = false;
 let buffered: i32 = 0; // words in BUF
 let features: u64 = 0;
 let sixteens: u32 = 0; // sixteens added since the last drain
+let drained: bool = false; // COUNT holds part of this document's counts
+let drainAt: u32 = (1 << LEVELS) - 64;
+
+/** Test hook: drain the planes every `n` blocks of 16 words (0 restores the default), to exercise drain(). */
+export function setDrainInterval(n: u32): void {
+  drainAt = n == 0 ? (1 << LEVELS) - 64 : n;
+}
 
 export function setupReducer(): void {
   for (let b = 0; b < 256; b++) {
@@ -45,9 +52,8 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
   buffered = 0;
   features = 0;
   sixteens = 0;
-  memory.fill(PLANES, 0, 16 * (4 + LEVELS));
-  memory.fill(COUNT, 0, 128 * 8);
-  memory.fill(WCOUNT, 0, 128 * 8);
+  drained = false;
+  // PLANES, COUNT and WCOUNT are all zero here: endDocument clears what it reads.
 }
 
 // @ts-ignore: decorator
@@ -93,7 +99,7 @@ export function featureCount(): u64 {
   }
   buffered = 0;
   sixteens += <u32>(padded >> 5);
-  if (sixteens >= (1 << LEVELS) - 64) drain();
+  if (sixteens >= drainAt) drain();
 }
 
 // @ts-ignore: decorator
@@ -201,8 +207,9 @@ function foldScalar(lane: i32, blocks: i32): void {
   store<u64>(s, eights, 48);
 }
 
-/** Adds every plane into the integer counters and clears the planes. */
+/** Adds every plane into the integer counters and clears the planes (only for documents of > 2^31 words). */
 function drain(): void {
+  drained = true;
   for (let lane = 0; lane < 2; lane++) {
     let c = COUNT + (<usize>lane << 9);
     for (let level = 0; level < 4 + LEVELS; level++) {
@@ -219,6 +226,58 @@ function drain(): void {
     }
   }
   sixteens = 0;
+}
+
+// The per-bit counts live bit-sliced in PLANES: level L holds bit L of every count (ones, twos, fours, eights,
+// then the ripple levels). The result bit is set where count > T, with T = floor(n/2) (counter 2*count - n > 0)
+// or, where ties set the bit, T = ceil(n/2) - 1. All 64 or 128 comparisons run at once on the planes, from the
+// top level down; in 64-bit mode the two lanes are first added with a bit-sliced ripple-carry adder.
+const SUM = memory.data(8 * (4 + LEVELS + 1), 16);
+let majorityHigh: u64 = 0;
+
+function majority(tiesSetBit: bool): u64 {
+  let levels = 4 + LEVELS;
+  let n = features;
+  majorityHigh = 0;
+  if (n == 0) {
+    memory.fill(PLANES, 0, 16 * (4 + LEVELS));
+    if (!tiesSetBit) return 0;
+    majorityHigh = wide ? ~(<u64>0) : 0;
+    return ~(<u64>0);
+  }
+  let t: u64 = tiesSetBit ? ((n + 1) >> 1) - 1 : n >> 1;
+  if (wide) {
+    let gt0: u64 = 0, eq0: u64 = ~(<u64>0), gt1: u64 = 0, eq1: u64 = ~(<u64>0);
+    // Bits of t above the top level make every count smaller; t < 2^levels always holds here.
+    for (let l = levels - 1; l >= 0; l--) {
+      let q = PLANES + (<usize>l << 4);
+      let a = load<u64>(q), b = load<u64>(q, 8);
+      store<u64>(q, 0);
+      store<u64>(q, 0, 8);
+      if ((t >> <u64>l) & 1) { eq0 &= a; eq1 &= b; }
+      else { gt0 |= eq0 & a; eq0 &= ~a; gt1 |= eq1 & b; eq1 &= ~b; }
+    }
+    majorityHigh = gt1;
+    return gt0;
+  }
+  let carry: u64 = 0;
+  for (let l = 0; l < levels; l++) {
+    let q = PLANES + (<usize>l << 4);
+    let a = load<u64>(q), b = load<u64>(q, 8);
+    store<u64>(q, 0);
+    store<u64>(q, 0, 8);
+    let x = a ^ b;
+    store<u64>(SUM + (<usize>l << 3), x ^ carry);
+    carry = (a & b) | (x & carry);
+  }
+  store<u64>(SUM + (<usize>levels << 3), carry);
+  let gt: u64 = 0, eq: u64 = ~(<u64>0);
+  for (let l = levels; l >= 0; l--) {
+    let a = load<u64>(SUM + (<usize>l << 3));
+    if ((t >> <u64>l) & 1) eq &= a;
+    else { gt |= eq & a; eq &= ~a; }
+  }
+  return gt;
 }
 
 // ---- weighted -----------------------------------------------------------------------------------------------
@@ -268,28 +327,37 @@ export function endDocument(out: usize, tiesSetBit: bool): u64 {
     if (rest != 0) flushWeighted(rest);
     for (let i = 0; i < 64; i++) {
       let v = load<f64>(WCOUNT + (<usize>i << 3));
+      store<f64>(WCOUNT + (<usize>i << 3), 0);
       if (v > 0 || (tiesSetBit && v == 0)) lo |= <u64>1 << <u64>i;
       if (wide) {
         v = load<f64>(WCOUNT + 512 + (<usize>i << 3));
+        store<f64>(WCOUNT + 512 + (<usize>i << 3), 0);
         if (v > 0 || (tiesSetBit && v == 0)) hi |= <u64>1 << <u64>i;
       }
     }
   } else {
     flushUnit();
-    drain();
-    let n = <i64>features;
-    for (let i = 0; i < 64; i++) {
-      let a = <i64>load<u64>(COUNT + (<usize>i << 3));
-      let b = <i64>load<u64>(COUNT + 512 + (<usize>i << 3));
-      if (wide) {
-        let d = 2 * a - n;
-        if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
-        d = 2 * b - n;
-        if (d > 0 || (tiesSetBit && d == 0)) hi |= <u64>1 << <u64>i;
-      } else {
-        let d = 2 * (a + b) - n;
-        if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
+    if (drained) {
+      drain();
+      let n = <i64>features;
+      for (let i = 0; i < 64; i++) {
+        let a = <i64>load<u64>(COUNT + (<usize>i << 3));
+        let b = <i64>load<u64>(COUNT + 512 + (<usize>i << 3));
+        store<u64>(COUNT + (<usize>i << 3), 0);
+        store<u64>(COUNT + 512 + (<usize>i << 3), 0);
+        if (wide) {
+          let d = 2 * a - n;
+          if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
+          d = 2 * b - n;
+          if (d > 0 || (tiesSetBit && d == 0)) hi |= <u64>1 << <u64>i;
+        } else {
+          let d = 2 * (a + b) - n;
+          if (d > 0 || (tiesSetBit && d == 0)) lo |= <u64>1 << <u64>i;
+        }
       }
+    } else {
+      lo = majority(tiesSetBit);
+      hi = majorityHigh;
     }
   }
   if (narrow) lo &= 0xFFFFFFFF;

@@ -220,3 +220,24 @@ describe('JavaScript tokenizers', () => {
     expect(simhash('ﬁle', { tokenizer: 'words' })).not.toBe(simhash('file', { tokenizer: 'words' }));
   });
 });
+
+describe('reducer overflow path', () => {
+  it('draining the bit-sliced planes into integer counters mid-document gives the same fingerprints', () => {
+    const kernels = wasm().kernels as unknown as { setDrainInterval(n: number): void };
+    const next = rng(5);
+    const docs = Array.from({ length: 30 }, () => randomDocument(next, 3000));
+    for (const bits of WIDTHS) {
+      for (const preset of ['default', 'java'] as const) {
+        const h = createSimHasher({ bits, preset, tokenizer: 'whitespace' });
+        const normal = h.hashMany(docs);
+        kernels.setDrainInterval(1);
+        try {
+          expect(h.hashMany(docs)).toEqual(normal);
+        } finally {
+          kernels.setDrainInterval(0);
+        }
+      }
+    }
+    expect(simhash(docs[0]!, { tokenizer: 'whitespace' })).toBe(referenceSimhash(docs[0]!, 'whitespace', 0, 64).fingerprint);
+  });
+});
