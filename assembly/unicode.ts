@@ -1,5 +1,5 @@
 // UTF-8 decoding, character classes and simple case folding for the word tokenizers.
-import { CLASS_INDEX, CLASS_BLOCKS, FOLD_INDEX, FOLD_BLOCKS } from "./unicode-data";
+import { CLASS_INDEX, CLASS_BLOCKS, FOLD_INDEX, FOLD_BLOCKS, FOLD_LIMIT } from "./unicode-data";
 
 // @ts-ignore: decorator
 @inline export const SEPARATOR: i32 = 0;
@@ -10,14 +10,16 @@ import { CLASS_INDEX, CLASS_BLOCKS, FOLD_INDEX, FOLD_BLOCKS } from "./unicode-da
 
 // @ts-ignore: decorator
 @inline export function classOf(cp: u32): i32 {
-  let block = <usize>load<u16>(CLASS_INDEX + (<usize>(cp >> 8) << 1));
-  return <i32>load<u8>(CLASS_BLOCKS + (block << 8) + <usize>(cp & 255));
+  let block = <usize>load<u8>(CLASS_INDEX + <usize>(cp >> 8));
+  let packed = <i32>load<u8>(CLASS_BLOCKS + (block << 6) + <usize>((cp & 255) >> 2));
+  return (packed >> ((cp & 3) << 1)) & 3;
 }
 
 // @ts-ignore: decorator
 @inline export function fold(cp: u32): u32 {
-  let block = <usize>load<u16>(FOLD_INDEX + (<usize>(cp >> 8) << 1));
-  return <u32>(<i32>cp + load<i32>(FOLD_BLOCKS + (block << 10) + (<usize>(cp & 255) << 2)));
+  if (cp >= FOLD_LIMIT) return cp;
+  let block = <usize>load<u8>(FOLD_INDEX + <usize>(cp >> 5));
+  return <u32>(<i32>cp + load<i32>(FOLD_BLOCKS + (block << 7) + (<usize>(cp & 31) << 2)));
 }
 
 /** Decoded code point of the last `decode` call, and how many bytes it took. */

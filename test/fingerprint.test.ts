@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
 import {
   createSimHasher, featureHash, simhash, simhashDetailed, simhashMany, simhashOfHashes, type Bits,
 } from '../src/index.js';
 import {
-  loadReference, randomDocument, referenceFeatureHash, referenceReduce, referenceSimhash, referenceSimhashFeatures, rng,
+  loadReference, randomDocument, wordFeatures, referenceFeatureHash, referenceReduce, referenceSimhash, referenceSimhashFeatures, rng,
   type Mode,
 } from './reference.js';
 
@@ -239,5 +240,21 @@ describe('reducer overflow path', () => {
       }
     }
     expect(simhash(docs[0]!, { tokenizer: 'whitespace' })).toBe(referenceSimhash(docs[0]!, 'whitespace', 0, 64).fingerprint);
+  });
+});
+
+describe('Unicode tables', () => {
+  const tableVersion = /Unicode (\S+) /.exec(fs.readFileSync(new URL('../assembly/unicode-data.ts', import.meta.url), 'utf8'))![1];
+  it.runIf(process.versions.unicode === tableVersion)(`every code point is classified and folded as the spec says (Unicode ${tableVersion})`, () => {
+    // Each code point followed by a space: one word per word character, folded.
+    let text = '';
+    for (let cp = 0; cp < 0x110000; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      text += String.fromCodePoint(cp) + ' ';
+    }
+    const expected = wordFeatures(text);
+    const got = simhashDetailed(text, { tokenizer: 'words' });
+    expect(got.featureCount).toBe(expected.length);
+    expect(got.fingerprint).toBe(simhash(expected.map((b) => new TextDecoder().decode(b))));
   });
 });
