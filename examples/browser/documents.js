@@ -1,0 +1,116 @@
+// Where the page's documents come from: pasted text, dropped or chosen files, the built-in sample and a
+// generated corpus large enough to show the worker and its progress bar.
+
+/**
+ * @typedef {{ name: string, text: string }} Doc
+ */
+
+/**
+ * Splits pasted text into documents: at blank lines ('paragraphs') or at every line ('lines').
+ * Empty pieces are dropped.
+ * @param {string} text
+ * @param {'paragraphs' | 'lines'} mode
+ * @returns {Doc[]}
+ */
+export function splitPasted(text, mode) {
+  const pieces = mode === 'lines' ? text.split(/\r?\n/) : text.split(/\r?\n\s*\r?\n/);
+  const docs = [];
+  for (const piece of pieces) {
+    const trimmed = piece.trim();
+    if (trimmed.length > 0) docs.push({ name: `pasted #${docs.length + 1}`, text: trimmed });
+  }
+  return docs;
+}
+
+/**
+ * Reads text files (as UTF-8), one document per file; files that fail to read are reported, not fatal.
+ * @param {Iterable<File>} files
+ * @returns {Promise<{ docs: Doc[], failed: string[] }>}
+ */
+export async function readFiles(files) {
+  const docs = [];
+  const failed = [];
+  for (const file of files) {
+    try {
+      docs.push({ name: file.name, text: await file.text() });
+    } catch {
+      failed.push(file.name);
+    }
+  }
+  return { docs, failed };
+}
+
+const SAMPLE_PARAGRAPHS = [
+  ['lighthouse', 'The old lighthouse keeper climbed the spiral stairs every evening at dusk, trimmed the wick, polished the great lens and watched the beam sweep across the rocks where so many ships had been lost before the light was built.'],
+  ['sourdough', 'To make a sourdough loaf, feed the starter the night before, mix flour and water and let them rest, then add the starter and salt, fold the dough every half hour for two hours and leave it to rise slowly in a cool kitchen.'],
+  ['glacier', 'Glaciers advance and retreat over centuries, carving valleys into a characteristic U shape, leaving moraines of rock and gravel behind them and feeding the rivers below with meltwater through the long dry summer.'],
+  ['compiler', 'A compiler reads the source program, builds a syntax tree, checks the types, lowers the tree into an intermediate form, optimises that form with many small passes and finally emits machine code for the target processor.'],
+  ['orchestra', 'Before the concert the oboe sounds a long A, the strings tune their open strings to it, the brass and woodwinds follow, and the conductor waits in the wings until the hall falls completely silent.'],
+  ['marathon', 'Training for a first marathon takes months of patient running, most of it slow, with one long run each weekend that grows by a mile or two, plenty of sleep, and a taper in the final three weeks before the race.'],
+];
+
+/**
+ * A small corpus with known near-duplicates: light edits of some paragraphs (a changed word, an added
+ * sentence, different punctuation and case) beside unrelated ones.
+ * @returns {Doc[]}
+ */
+export function sampleDocuments() {
+  /** @type {Doc[]} */
+  const docs = SAMPLE_PARAGRAPHS.map(([name, text]) => ({ name: `${name}.txt`, text }));
+  const [lighthouse, sourdough, glacier, compiler] = SAMPLE_PARAGRAPHS.map(([, text]) => text);
+  docs.push({ name: 'lighthouse (one word changed).txt', text: lighthouse.replace('evening', 'night') });
+  docs.push({ name: 'lighthouse (sentence added).txt', text: lighthouse + ' He kept a log of every storm.' });
+  docs.push({ name: 'sourdough (shouted).txt', text: sourdough.toUpperCase().replace(/,/g, ';') });
+  docs.push({ name: 'glacier (two words changed).txt', text: glacier.replace('centuries', 'millennia').replace('summer', 'season') });
+  docs.push({ name: 'compiler (copy).txt', text: compiler });
+  return docs;
+}
+
+/** A small seeded PRNG (mulberry32) so generated corpora are the same on every load. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * `count` generated documents of 60–200 pseudo-words; every fifth one is a lightly edited copy of an earlier
+ * document, so the corpus has clusters to find.
+ * @param {number} count
+ * @param {number} [seed]
+ * @returns {Doc[]}
+ */
+export function generatedDocuments(count, seed = 1) {
+  const next = random(seed);
+  const syllables = ['ka', 'lo', 'mi', 'ren', 'sa', 'tu', 'vel', 'dor', 'an', 'is', 'qua', 'ber', 'no', 'zi', 'pel', 'gor'];
+  const vocabulary = [];
+  for (let i = 0; i < 2000; i++) {
+    const length = 1 + Math.floor(next() * 3);
+    let word = '';
+    for (let s = 0; s < length; s++) word += syllables[Math.floor(next() * syllables.length)];
+    vocabulary.push(word);
+  }
+  const pick = () => vocabulary[Math.floor(next() * vocabulary.length)];
+  /** @type {Doc[]} */
+  const docs = [];
+  for (let i = 0; i < count; i++) {
+    if (i >= 5 && i % 5 === 0) {
+      const source = Math.floor(next() * i);
+      const words = docs[source].text.split(' ');
+      const edits = 1 + Math.floor(next() * 3);
+      for (let e = 0; e < edits; e++) words[Math.floor(next() * words.length)] = pick();
+      docs.push({ name: `generated ${i} (edit of ${source})`, text: words.join(' ') });
+    } else {
+      const length = 60 + Math.floor(next() * 140);
+      const words = [];
+      for (let w = 0; w < length; w++) words.push(pick());
+      docs.push({ name: `generated ${i}`, text: words.join(' ') });
+    }
+  }
+  return docs;
+}

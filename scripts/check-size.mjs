@@ -1,0 +1,84 @@
+// Prints the size of every file in dist/ (raw, gzip -9, brotli) and checks the shipped entry points against a
+// budget. `node scripts/check-size.mjs` exits 1 when a file is over budget or missing (CI: `npm run size`);
+// with --report it only prints (the build runs it that way).
+//
+// Budgets, against the sizes measured when the packaging landed (index.mjs 337 KiB raw / 88 KiB gzip, each .wasm
+// 76-108 KiB raw / 18.5 KiB gzip, cli.mjs 18 KiB): roughly +35-50% headroom for kernels still to come, while
+// a mistake such as embedding the WASM twice, the CLI bundling its own copy of the library, or the declarations'
+// base64 literals shows up at once. gzip is what a browser downloads; raw size is what a bundler or Node parses.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const KB = 1024;
+/** file → maximum raw and gzip bytes. */
+export const BUDGETS = {
+  'dist/index.mjs': { raw: 512 * KB, gzip: 120 * KB },
+  'dist/index.cjs': { raw: 512 * KB, gzip: 120 * KB },
+  'dist/cli.mjs': { raw: 48 * KB, gzip: 16 * KB },
+  'dist/simhash.simd.wasm': { raw: 160 * KB, gzip: 28 * KB },
+  'dist/simhash.scalar.wasm': { raw: 160 * KB, gzip: 28 * KB },
+};
+
+const reportOnly = process.argv.includes('--report');
+const root = path.resolve(new URL('..', import.meta.url).pathname);
+const dist = path.join(root, 'dist');
+
+function walk(dir) {
+  const out = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...walk(full));
+    else out.push(full);
+  }
+  return out;
+}
+
+function measure(file) {
+  const bytes = fs.readFileSync(file);
+  return {
+    raw: bytes.length,
+    gzip: zlib.gzipSync(bytes, { level: 9 }).length,
+    brotli: zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+
+const kib = (n) => (n < KB ? `${n} B` : `${(n / KB).toFixed(1)} KiB`);
+
+if (!fs.existsSync(dist)) {
+  console.error('check-size: dist/ does not exist; run "npm run build" first');
+  process.exit(1);
+}
+
+const rows = [];
+const failures = [];
+const totals = { raw: 0, gzip: 0, brotli: 0 };
+for (const file of walk(dist).sort()) {
+  const rel = path.relative(root, file).split(path.sep).join('/');
+  const size = measure(file);
+  for (const key of Object.keys(totals)) totals[key] += size[key];
+  const budget = BUDGETS[rel];
+  let verdict = '';
+  if (budget) {
+    const over = ['raw', 'gzip'].filter((key) => size[key] > budget[key]);
+    verdict = over.length === 0 ? `ok (budget ${kib(budget.raw)} / ${kib(budget.gzip)} gz)` : `OVER ${over.join(' and ')} budget`;
+    for (const key of over) failures.push(`${rel}: ${key} ${size[key]} B > budget ${budget[key]} B`);
+  }
+  rows.push([rel, kib(size.raw), kib(size.gzip), kib(size.brotli), verdict]);
+}
+for (const rel of Object.keys(BUDGETS)) {
+  const optional = rel === 'dist/cli.mjs' && !fs.existsSync(path.join(root, 'src/cli.ts'));
+  if (!optional && !fs.existsSync(path.join(root, rel))) failures.push(`${rel}: missing`);
+}
+rows.push(['total', kib(totals.raw), kib(totals.gzip), kib(totals.brotli), '']);
+
+const header = ['file', 'raw', 'gzip', 'brotli', 'budget'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (cells) => cells.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+console.log(line(header));
+for (const row of rows) console.log(line(row));
+
+if (failures.length > 0) {
+  console.error(`\nsize budget ${reportOnly ? 'warnings' : 'exceeded'}:\n  ${failures.join('\n  ')}`);
+  if (!reportOnly) process.exit(1);
+}
