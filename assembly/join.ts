@@ -1,0 +1,397 @@
+// All-pairs join within Hamming distance k on sorted permuted tables (Manku, Jain, Das Sarma 2007).
+//
+// The fingerprint's bits are split into b blocks. Two fingerprints within k differ in at most k blocks, so they
+// agree exactly on at least b - k of them (pigeonhole). Each table takes one (b - k)-subset of blocks as its key:
+// every fingerprint is permuted so the key blocks come first (the top bits), the table is radix-sorted on the
+// top `sortBits` bits, and only fingerprints in the same run of equal top bits are compared with popcount.
+// A pair that agrees on the key blocks of several tables is emitted only by the first of them: the blocks the
+// pair agrees on form a mask, and `canon[mask]` (built in TypeScript) names the first table whose key blocks all
+// lie in the mask. The planner (src/dedup.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
+// (the runs are then coarser, never wrong: the canonical test decides). A plan with no key blocks compares all.
+//
+// Pairs are written as u64 `(a << shift) | b` with a < b, so one radix sort orders them by (a, b) at the end.
+// The walk stops when the output is full and records where it was in `state` (i, j), so the caller can make
+// room and call again: no allocation happens in WebAssembly.
+//
+// Layouts (all little-endian, prepared by src/dedup.ts):
+//   segs:  nsegs × [srcShift u32, width u32, dstShift u32, pad u32]: the permutation as bit-range moves
+//          (width ≤ 64, shifts in the 64- or 128-bit fingerprint, bit 0 = least significant).
+//   masks: b × u64 (64-bit) or b × [lo u64, hi u64] (128-bit): each block's bits in permuted coordinates.
+//   canon: 2^b × u16, the first table whose key blocks are all in the agree mask.
+//   hist:  passes × 2^digitBits × u32.
+
+// @ts-ignore: decorator
+@inline function lowMask(width: u32): u64 {
+  return width >= 64 ? <u64>-1 : (<u64>1 << <u64>width) - 1;
+}
+
+// @ts-ignore: decorator
+@inline function extract128(lo: u64, hi: u64, shift: u32, width: u32): u64 {
+  let v: u64;
+  if (shift >= 64) v = hi >> <u64>(shift - 64);
+  else if (shift == 0) v = lo;
+  else v = (lo >> <u64>shift) | (hi << <u64>(64 - shift));
+  return v & lowMask(width);
+}
+
+// @ts-ignore: decorator
+@inline function permute64(fp: u64, segs: usize, nsegs: u32): u64 {
+  let p: u64 = 0;
+  for (let s: u32 = 0; s < nsegs; s++) {
+    let d = segs + (<usize>s << 4);
+    p |= ((fp >> <u64>load<u32>(d)) & lowMask(load<u32>(d, 4))) << <u64>load<u32>(d, 8);
+  }
+  return p;
+}
+
+// @ts-ignore: decorator
+@inline function countDigits(key: u64, lowShift: u32, digitBits: u32, passes: u32, hist: usize): void {
+  let buckets = <u32>1 << digitBits;
+  let dmask = <u64>(buckets - 1);
+  for (let q: u32 = 0; q < passes; q++) {
+    let h = hist + ((<usize>(q * buckets + <u32>((key >> <u64>(lowShift + q * digitBits)) & dmask))) << 2);
+    store<u32>(h, load<u32>(h) + 1);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function prefixSums(h: usize, buckets: u32): void {
+  let sum: u32 = 0;
+  for (let d: u32 = 0; d < buckets; d++) {
+    let c = load<u32>(h + (<usize>d << 2));
+    store<u32>(h + (<usize>d << 2), sum);
+    sum += c;
+  }
+}
+
+// Segment parameters of the 64-bit permutation, hoisted out of the per-fingerprint loops: up to six moves run
+// from locals (the loops store to memory, so loads from the segment table could not be hoisted otherwise); an
+// unused move has mask 0. Plans with more moves take the generic loop.
+// @ts-ignore: decorator
+@inline const FAST_SEGS: u32 = 6;
+
+// @ts-ignore: decorator
+@inline function segShift(segs: usize, nsegs: u32, s: u32): u64 {
+  return s < nsegs ? <u64>load<u32>(segs + (<usize>s << 4)) : 0;
+}
+// @ts-ignore: decorator
+@inline function segMask(segs: usize, nsegs: u32, s: u32): u64 {
+  return s < nsegs ? lowMask(load<u32>(segs + (<usize>s << 4), 4)) : 0;
+}
+// @ts-ignore: decorator
+@inline function segDst(segs: usize, nsegs: u32, s: u32): u64 {
+  return s < nsegs ? <u64>load<u32>(segs + (<usize>s << 4), 8) : 0;
+}
+
+/**
+ * Counts the radix digits of every pass over the permuted 64-bit fingerprints (nothing is stored: the first
+ * scatter permutes again, which is cheaper than writing and re-reading a permuted copy).
+ * Digit q of a key is (key >> (lowShift + q * digitBits)) & (2^digitBits - 1).
+ */
+export function joinHistogram64(fps: usize, n: u32, segs: usize, nsegs: u32, lowShift: u32, digitBits: u32, passes: u32, hist: usize): void {
+  memory.fill(hist, 0, <usize>(passes << digitBits) << 2);
+  if (nsegs > FAST_SEGS) {
+    for (let i: u32 = 0; i < n; i++) {
+      countDigits(permute64(load<u64>(fps + (<usize>i << 3)), segs, nsegs), lowShift, digitBits, passes, hist);
+    }
+    return;
+  }
+  let a0 = segShift(segs, nsegs, 0), m0 = segMask(segs, nsegs, 0), d0 = segDst(segs, nsegs, 0);
+  let a1 = segShift(segs, nsegs, 1), m1 = segMask(segs, nsegs, 1), d1 = segDst(segs, nsegs, 1);
+  let a2 = segShift(segs, nsegs, 2), m2 = segMask(segs, nsegs, 2), d2 = segDst(segs, nsegs, 2);
+  let a3 = segShift(segs, nsegs, 3), m3 = segMask(segs, nsegs, 3), d3 = segDst(segs, nsegs, 3);
+  let a4 = segShift(segs, nsegs, 4), m4 = segMask(segs, nsegs, 4), d4 = segDst(segs, nsegs, 4);
+  let a5 = segShift(segs, nsegs, 5), m5 = segMask(segs, nsegs, 5), d5 = segDst(segs, nsegs, 5);
+  let buckets = <u32>1 << digitBits;
+  let dmask = <u64>(buckets - 1);
+  let h1 = hist + (<usize>buckets << 2);
+  let shift0 = <u64>lowShift;
+  let shift1 = <u64>(lowShift + digitBits);
+  for (let i: u32 = 0; i < n; i++) {
+    let fp = load<u64>(fps + (<usize>i << 3));
+    let p = (((fp >> a0) & m0) << d0) | (((fp >> a1) & m1) << d1) | (((fp >> a2) & m2) << d2)
+      | (((fp >> a3) & m3) << d3) | (((fp >> a4) & m4) << d4) | (((fp >> a5) & m5) << d5);
+    if (passes <= 2) {
+      let x = hist + (<usize>(<u32>((p >> shift0) & dmask)) << 2);
+      store<u32>(x, load<u32>(x) + 1);
+      if (passes == 2) {
+        let y = h1 + (<usize>(<u32>((p >> shift1) & dmask)) << 2);
+        store<u32>(y, load<u32>(y) + 1);
+      }
+    } else countDigits(p, lowShift, digitBits, passes, hist);
+  }
+}
+
+/** The first radix pass: permutes each fingerprint again and scatters it (with its index) by digit 0. */
+export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys: usize, idx: usize, lowShift: u32, digitBits: u32, hist: usize): void {
+  let buckets = <u32>1 << digitBits;
+  let dmask = <u64>(buckets - 1);
+  prefixSums(hist, buckets);
+  let shift = <u64>lowShift;
+  if (nsegs > FAST_SEGS) {
+    for (let i: u32 = 0; i < n; i++) {
+      let p = permute64(load<u64>(fps + (<usize>i << 3)), segs, nsegs);
+      let hp = hist + (<usize>(<u32>((p >> shift) & dmask)) << 2);
+      let at = load<u32>(hp);
+      store<u32>(hp, at + 1);
+      store<u64>(keys + (<usize>at << 3), p);
+      store<u32>(idx + (<usize>at << 2), i);
+    }
+    return;
+  }
+  let a0 = segShift(segs, nsegs, 0), m0 = segMask(segs, nsegs, 0), d0 = segDst(segs, nsegs, 0);
+  let a1 = segShift(segs, nsegs, 1), m1 = segMask(segs, nsegs, 1), d1 = segDst(segs, nsegs, 1);
+  let a2 = segShift(segs, nsegs, 2), m2 = segMask(segs, nsegs, 2), d2 = segDst(segs, nsegs, 2);
+  let a3 = segShift(segs, nsegs, 3), m3 = segMask(segs, nsegs, 3), d3 = segDst(segs, nsegs, 3);
+  let a4 = segShift(segs, nsegs, 4), m4 = segMask(segs, nsegs, 4), d4 = segDst(segs, nsegs, 4);
+  let a5 = segShift(segs, nsegs, 5), m5 = segMask(segs, nsegs, 5), d5 = segDst(segs, nsegs, 5);
+  for (let i: u32 = 0; i < n; i++) {
+    let fp = load<u64>(fps + (<usize>i << 3));
+    let p = (((fp >> a0) & m0) << d0) | (((fp >> a1) & m1) << d1) | (((fp >> a2) & m2) << d2)
+      | (((fp >> a3) & m3) << d3) | (((fp >> a4) & m4) << d4) | (((fp >> a5) & m5) << d5);
+    let hp = hist + (<usize>(<u32>((p >> shift) & dmask)) << 2);
+    let at = load<u32>(hp);
+    store<u32>(hp, at + 1);
+    store<u64>(keys + (<usize>at << 3), p);
+    store<u32>(idx + (<usize>at << 2), i);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function permuteHigh(lo: u64, hi: u64, segs: usize, nsegs: u32): u64 {
+  let phi: u64 = 0;
+  for (let s: u32 = 0; s < nsegs; s++) {
+    let d = segs + (<usize>s << 4);
+    let width = load<u32>(d, 4);
+    let dst = load<u32>(d, 8);
+    if (dst + width <= 64) continue;
+    let v = extract128(lo, hi, load<u32>(d), width);
+    phi |= dst >= 64 ? v << <u64>(dst - 64) : v >> <u64>(64 - dst);
+  }
+  return phi;
+}
+
+// @ts-ignore: decorator
+@inline function permuteLow(lo: u64, hi: u64, segs: usize, nsegs: u32): u64 {
+  let plo: u64 = 0;
+  for (let s: u32 = 0; s < nsegs; s++) {
+    let d = segs + (<usize>s << 4);
+    let dst = load<u32>(d, 8);
+    if (dst >= 64) continue;
+    plo |= extract128(lo, hi, load<u32>(d), load<u32>(d, 4)) << <u64>dst;
+  }
+  return plo;
+}
+
+/** The 128-bit histogram: fingerprint i is (lo, hi) = fps[2i], fps[2i+1]; keys are the permuted high words. */
+export function joinHistogram128(fps: usize, n: u32, segs: usize, nsegs: u32, lowShift: u32, digitBits: u32, passes: u32, hist: usize): void {
+  memory.fill(hist, 0, <usize>(passes << digitBits) << 2);
+  for (let i: u32 = 0; i < n; i++) {
+    let p = fps + (<usize>i << 4);
+    countDigits(permuteHigh(load<u64>(p), load<u64>(p, 8), segs, nsegs), lowShift, digitBits, passes, hist);
+  }
+}
+
+/** The first 128-bit radix pass: permuted high words to `keys`, low words to `los`, indices to `idx`. */
+export function joinScatter128(fps: usize, n: u32, segs: usize, nsegs: u32, keys: usize, los: usize, idx: usize, lowShift: u32, digitBits: u32, hist: usize): void {
+  let buckets = <u32>1 << digitBits;
+  let dmask = <u64>(buckets - 1);
+  prefixSums(hist, buckets);
+  for (let i: u32 = 0; i < n; i++) {
+    let p = fps + (<usize>i << 4);
+    let lo = load<u64>(p);
+    let hi = load<u64>(p, 8);
+    let phi = permuteHigh(lo, hi, segs, nsegs);
+    let hp = hist + (<usize>(<u32>((phi >> <u64>lowShift) & dmask)) << 2);
+    let at = load<u32>(hp);
+    store<u32>(hp, at + 1);
+    store<u64>(keys + (<usize>at << 3), phi);
+    store<u64>(los + (<usize>at << 3), permuteLow(lo, hi, segs, nsegs));
+    store<u32>(idx + (<usize>at << 2), i);
+  }
+}
+
+/** Counts digits of `keys` for each pass (used for the final sort of pairs). */
+export function radixHistogram(keys: usize, n: u32, lowShift: u32, digitBits: u32, passes: u32, hist: usize): void {
+  memory.fill(hist, 0, <usize>(passes << digitBits) << 2);
+  for (let i: u32 = 0; i < n; i++) countDigits(load<u64>(keys + (<usize>i << 3)), lowShift, digitBits, passes, hist);
+}
+
+/**
+ * Stable LSD radix sort of u64 `keys` with optional payloads `los` (u64) and `idx` (u32) (0 = none), ping-ponging
+ * between the A and B buffers from pass `fromPass` on, the data starting in B if `inB`. `hist` holds every pass's
+ * digit counts. Returns 0 if the result is in A, 1 if in B.
+ */
+export function radixSort(
+  keysA: usize, losA: usize, idxA: usize, keysB: usize, losB: usize, idxB: usize,
+  n: u32, lowShift: u32, digitBits: u32, fromPass: u32, passes: u32, inB: u32, hist: usize,
+): u32 {
+  let buckets = <u32>1 << digitBits;
+  let dmask = <u64>(buckets - 1);
+  for (let q: u32 = fromPass; q < passes; q++) {
+    let h = hist + (<usize>(q * buckets) << 2);
+    // Skip a pass whose digit is the same for every key: it would only copy.
+    let first = <u32>((load<u64>(inB ? keysB : keysA) >> <u64>(lowShift + q * digitBits)) & dmask);
+    if (n == 0 || load<u32>(h + (<usize>first << 2)) == n) continue;
+    prefixSums(h, buckets);
+    let sk = inB ? keysB : keysA;
+    let sl = inB ? losB : losA;
+    let si = inB ? idxB : idxA;
+    let dk = inB ? keysA : keysB;
+    let dl = inB ? losA : losB;
+    let di = inB ? idxA : idxB;
+    let shift = <u64>(lowShift + q * digitBits);
+    if (sl != 0) {
+      for (let i: u32 = 0; i < n; i++) {
+        let key = load<u64>(sk + (<usize>i << 3));
+        let hp = h + (<usize>(<u32>((key >> shift) & dmask)) << 2);
+        let at = load<u32>(hp);
+        store<u32>(hp, at + 1);
+        store<u64>(dk + (<usize>at << 3), key);
+        store<u64>(dl + (<usize>at << 3), load<u64>(sl + (<usize>i << 3)));
+        store<u32>(di + (<usize>at << 2), load<u32>(si + (<usize>i << 2)));
+      }
+    } else if (si != 0) {
+      for (let i: u32 = 0; i < n; i++) {
+        let key = load<u64>(sk + (<usize>i << 3));
+        let hp = h + (<usize>(<u32>((key >> shift) & dmask)) << 2);
+        let at = load<u32>(hp);
+        store<u32>(hp, at + 1);
+        store<u64>(dk + (<usize>at << 3), key);
+        store<u32>(di + (<usize>at << 2), load<u32>(si + (<usize>i << 2)));
+      }
+    } else {
+      for (let i: u32 = 0; i < n; i++) {
+        let key = load<u64>(sk + (<usize>i << 3));
+        let hp = h + (<usize>(<u32>((key >> shift) & dmask)) << 2);
+        let at = load<u32>(hp);
+        store<u32>(hp, at + 1);
+        store<u64>(dk + (<usize>at << 3), key);
+      }
+    }
+    inB ^= 1;
+  }
+  return inB;
+}
+
+// @ts-ignore: decorator
+@inline function agreeMask64(x: u64, masks: usize, b: u32): u32 {
+  let agree: u32 = 0;
+  for (let q: u32 = 0; q < b; q++) {
+    if ((x & load<u64>(masks + (<usize>q << 3))) == 0) agree |= <u32>1 << q;
+  }
+  return agree;
+}
+
+// @ts-ignore: decorator
+@inline function agreeMask128(xlo: u64, xhi: u64, masks: usize, b: u32): u32 {
+  let agree: u32 = 0;
+  for (let q: u32 = 0; q < b; q++) {
+    let m = masks + (<usize>q << 4);
+    if ((xlo & load<u64>(m)) == 0 && (xhi & load<u64>(m, 8)) == 0) agree |= <u32>1 << q;
+  }
+  return agree;
+}
+
+// @ts-ignore: decorator
+@inline function pairKey(x: u32, y: u32, shift: u32): u64 {
+  return x < y ? (<u64>x << <u64>shift) | <u64>y : (<u64>y << <u64>shift) | <u64>x;
+}
+
+/**
+ * Walks runs of equal `keys & topMask` in a sorted 64-bit table and writes the canonical pairs within k to `out`
+ * (at most `cap`). Resumes from and saves (i, j) in `state`; state[2] becomes 1 when the table is finished.
+ * Returns the number of pairs written.
+ */
+export function joinWalk64(
+  keys: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, b: u32, canon: usize, table: u32,
+  pairShift: u32, out: usize, cap: u32, state: usize,
+): u32 {
+  let i = load<u32>(state);
+  let j = load<u32>(state, 4);
+  let count: u32 = 0;
+  while (i < n) {
+    let prefix = load<u64>(keys + (<usize>i << 3)) & topMask;
+    let end = i + 1;
+    while (end < n && (load<u64>(keys + (<usize>end << 3)) & topMask) == prefix) end++;
+    for (; i < end; i++) {
+      let pi = load<u64>(keys + (<usize>i << 3));
+      if (j <= i) j = i + 1;
+      for (; j < end; j++) {
+        let x = pi ^ load<u64>(keys + (<usize>j << 3));
+        if (<u32>popcnt<u64>(x) > k) continue;
+        if (<u32>load<u16>(canon + (<usize>agreeMask64(x, masks, b) << 1)) != table) continue;
+        if (count == cap) {
+          store<u32>(state, i);
+          store<u32>(state, j, 4);
+          return count;
+        }
+        store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
+        count++;
+      }
+      j = 0;
+    }
+  }
+  store<u32>(state, n);
+  store<u32>(state, 0, 4);
+  store<u32>(state, 1, 8);
+  return count;
+}
+
+/** The 128-bit walk: `keys` holds the permuted high words (sorted), `los` the permuted low words. */
+export function joinWalk128(
+  keys: usize, los: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, b: u32, canon: usize, table: u32,
+  pairShift: u32, out: usize, cap: u32, state: usize,
+): u32 {
+  let i = load<u32>(state);
+  let j = load<u32>(state, 4);
+  let count: u32 = 0;
+  while (i < n) {
+    let prefix = load<u64>(keys + (<usize>i << 3)) & topMask;
+    let end = i + 1;
+    while (end < n && (load<u64>(keys + (<usize>end << 3)) & topMask) == prefix) end++;
+    for (; i < end; i++) {
+      let hi = load<u64>(keys + (<usize>i << 3));
+      let lo = load<u64>(los + (<usize>i << 3));
+      if (j <= i) j = i + 1;
+      for (; j < end; j++) {
+        let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
+        let xlo = lo ^ load<u64>(los + (<usize>j << 3));
+        if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
+        if (<u32>load<u16>(canon + (<usize>agreeMask128(xlo, xhi, masks, b) << 1)) != table) continue;
+        if (count == cap) {
+          store<u32>(state, i);
+          store<u32>(state, j, 4);
+          return count;
+        }
+        store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
+        count++;
+      }
+      j = 0;
+    }
+  }
+  store<u32>(state, n);
+  store<u32>(state, 0, 4);
+  store<u32>(state, 1, 8);
+  return count;
+}
+
+/** Splits sorted pair keys into a, b (u32) and their distance (u8) from the original fingerprints. */
+export function joinUnpack(keys: usize, count: u32, pairShift: u32, fps: usize, words: u32, outA: usize, outB: usize, outD: usize): void {
+  let low = lowMask(pairShift);
+  for (let i: u32 = 0; i < count; i++) {
+    let key = load<u64>(keys + (<usize>i << 3));
+    let a = <u32>(key >> <u64>pairShift);
+    let b = <u32>(key & low);
+    let d: u64;
+    if (words == 1) d = popcnt<u64>(load<u64>(fps + (<usize>a << 3)) ^ load<u64>(fps + (<usize>b << 3)));
+    else {
+      let pa = fps + (<usize>a << 4);
+      let pb = fps + (<usize>b << 4);
+      d = popcnt<u64>(load<u64>(pa) ^ load<u64>(pb)) + popcnt<u64>(load<u64>(pa, 8) ^ load<u64>(pb, 8));
+    }
+    store<u32>(outA + (<usize>i << 2), a);
+    store<u32>(outB + (<usize>i << 2), b);
+    store<u8>(outD + <usize>i, <u8>d);
+  }
+}
