@@ -4,6 +4,8 @@ import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, res
 import { encodeStrings, encodeTexts, encodeUtf16, regions } from './marshal.js';
 import { jsFeatures } from './tokenize.js';
 import { wasm, type Runtime } from './wasm.js';
+// python-simhash preset (issue 8): its feature rules and kernels live in presets/python.ts.
+import { type PythonFeatureDoc, collectPythonFeatures, mapPythonFeatures, runPythonFeatures, runPythonTexts } from './presets/python.js';
 
 /** A document: text, UTF-8 bytes, a list of features (strings or [feature, weight] pairs), or a feature→weight map. */
 export type SimHashInput = string | Uint8Array | readonly Feature[] | ReadonlyMap<string, number>;
@@ -116,23 +118,26 @@ class Hasher implements SimHasher {
     const texts: Array<string | Uint8Array> = [];
     const textIndex: number[] = [];
     const featureDocs: FeatureDoc[] = [];
+    const python = plan.preset === 'python-simhash';
     // Classify and validate everything before any of it reaches WebAssembly.
     for (let i = 0; i < n; i++) {
       const input = inputs[i];
       if (typeof input === 'string' || input instanceof Uint8Array) {
         let text: string | Uint8Array = input;
-        const asString = plan.mode < 0 || plan.normalize !== false || plan.preset === 'java';
+        const asString = plan.mode < 0 || plan.normalize !== false || plan.preset === 'java' || python;
         if (asString && typeof text !== 'string') text = decoder.decode(text);
         if (plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
-        if (plan.mode < 0) featureDocs.push(collectFeatures(jsFeatures(text as string, plan), i, false));
-        else {
+        if (plan.mode < 0) {
+          const features = jsFeatures(text as string, plan);
+          featureDocs.push(python ? collectPythonFeatures(features, i, false) : collectFeatures(features, i, false));
+        } else {
           texts.push(text);
           textIndex.push(i);
         }
       } else if (Array.isArray(input)) {
-        featureDocs.push(collectFeatures(input, i, plan.normalize));
+        featureDocs.push(python ? collectPythonFeatures(input, i, plan.normalize) : collectFeatures(input, i, plan.normalize));
       } else if (input instanceof Map) {
-        featureDocs.push(mapFeatures(input, i, plan.normalize));
+        featureDocs.push(python ? mapPythonFeatures(input, i, plan.normalize) : mapFeatures(input, i, plan.normalize));
       } else {
         throw new TypeError(
           `${what}${n === 1 && what === 'input' ? '' : ' ' + i} must be a string, a Uint8Array, an array of features or a Map, got ${show(input)}`,
@@ -151,6 +156,10 @@ class Hasher implements SimHasher {
     const r = regions(rt);
     const plan = this.options;
     const n = texts.length;
+    if (plan.preset === 'python-simhash') {
+      const { out, counts: countsAt } = runPythonTexts(rt, texts as string[], plan.bits);
+      return this.collect(rt, out, countsAt, index, n, fps, counts);
+    }
     const java = plan.preset === 'java';
     const encoded: { ptr: number; offsets: Uint32Array; longest?: number } = java
       ? encodeUtf16(heap, r.text, texts as string[])
@@ -172,6 +181,11 @@ class Hasher implements SimHasher {
     const r = regions(rt);
     const plan = this.options;
     const n = docs.length;
+    if (plan.preset === 'python-simhash') {
+      // Every doc of this preset came from collectPythonFeatures / mapPythonFeatures.
+      const { out, counts: countsAt } = runPythonFeatures(rt, docs as PythonFeatureDoc[], plan.bits);
+      return this.collect(rt, out, countsAt, docs.map((d) => d.index), n, fps, counts);
+    }
     let total = 0;
     let weighted = false;
     for (const d of docs) {

@@ -37,9 +37,10 @@ export function encodeTexts(heap: Heap, region: Region, texts: ReadonlyArray<str
   }
   let cap = remaining + 16;
   let ptr = region.reserve(cap);
-  if (allStrings && texts.length > 1) {
-    // Many (usually short) strings: one encodeInto of their concatenation. When every byte written is one
-    // character (ASCII), byte offsets are character offsets; otherwise fall through and encode one by one.
+  if (allStrings && texts.length > 1 && remaining < 256 * texts.length) {
+    // Many short strings: one encodeInto of their concatenation. When every byte written is one character
+    // (ASCII), byte offsets are character offsets; otherwise fall through and encode one by one. Long strings
+    // go one by one at once: the per-call cost is small beside theirs, and a failed attempt would cost a copy.
     const joined = (texts as readonly string[]).join('');
     const { read, written } = encoder.encodeInto(joined, heap.u8.subarray(ptr, ptr + cap));
     if (read === joined.length && written === read) {

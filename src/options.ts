@@ -1,7 +1,7 @@
 // Options are validated once, here, into a frozen plan the hot paths trust. Every error names the bad value.
 
 export type Bits = 32 | 64 | 128;
-export type Preset = 'default' | 'java';
+export type Preset = 'default' | 'java' | 'python-simhash';
 export type TokenizerName = 'whitespace' | 'words' | 'shingles' | 'ngrams' | 'segmenter';
 /** A feature: a string (weight 1 per occurrence) or a [feature, weight] pair. */
 export type Feature = string | readonly [string, number];
@@ -11,7 +11,10 @@ export type Normalization = 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
 export interface SimHashOptions {
   /** Fingerprint width: 64 (default), 128 or 32. */
   bits?: Bits;
-  /** 'default' is this library's versioned spec; 'java' reproduces the Java reference implementation. */
+  /**
+   * 'default' is this library's versioned spec; 'java' reproduces the Java reference implementation;
+   * 'python-simhash' reproduces the Python package `simhash` (1e0ng) 2.x, with its own fixed tokenizer.
+   */
   preset?: Preset;
   /** How text becomes features (default 'shingles'); ignored for inputs that are already features. */
   tokenizer?: TokenizerName | TokenizerFunction;
@@ -71,10 +74,20 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
   }
   const bits = checkBits(options.bits ?? DEFAULTS.bits);
   const preset = options.preset ?? DEFAULTS.preset;
-  if (preset !== 'default' && preset !== 'java') {
-    throw new RangeError(`preset must be 'default' or 'java', got ${show(preset)}`);
+  if (preset !== 'default' && preset !== 'java' && preset !== 'python-simhash') {
+    throw new RangeError(`preset must be 'default', 'java' or 'python-simhash', got ${show(preset)}`);
   }
-  let tokenizer = options.tokenizer ?? (preset === 'java' ? 'whitespace' : DEFAULTS.tokenizer);
+  // python-simhash (issue 8): the package's tokenizer is fixed (lowercase, \w runs joined, windows of 4 code points;
+  // src/presets/python.ts); only a tokenizer function may replace it. The plan records it as 'ngrams' of width 4.
+  if (preset === 'python-simhash') {
+    if (options.tokenizer !== undefined && typeof options.tokenizer !== 'function') {
+      throw new RangeError(`preset 'python-simhash' has its own tokenizer; only a tokenizer function may replace it, got ${show(options.tokenizer)}`);
+    }
+    if (options.width !== undefined) {
+      throw new TypeError(`preset 'python-simhash' slides windows of 4 code points; width is not an option of it, got ${show(options.width)}`);
+    }
+  }
+  let tokenizer = options.tokenizer ?? (preset === 'java' ? 'whitespace' : preset === 'python-simhash' ? 'ngrams' : DEFAULTS.tokenizer);
   if (typeof tokenizer !== 'function' && !TOKENIZERS.has(tokenizer as string)) {
     throw new RangeError(`tokenizer must be one of ${[...TOKENIZERS].join(', ')} or a function, got ${show(tokenizer)}`);
   }
