@@ -46,7 +46,7 @@ export async function run(): Promise<BenchRow[]> {
   bench.add('unit features (kernel)', () => { simhashOfHashes(hashes); });
   await bench.run();
 
-  const ms = (name: string) => bench.getTask(name)!.result!.latency.mean;
+  const ms = (name: string) => (bench.getTask(name)!.result as unknown as { latency: { mean: number } }).latency.mean;
   const baseline = mbps(smallBytes, ms('BigInt port of the Java reference'));
   const peer = mbps(smallBytes, ms('simhash-js'));
   const rows: BenchRow[] = [];

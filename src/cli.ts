@@ -11,7 +11,8 @@ import { isMainThread } from 'node:worker_threads';
 import { init } from './wasm.js';
 import { createSimHasher } from './fingerprint.js';
 import { toHex } from './bits.js';
-import { clusters, findNearDuplicates, type ClusterMode } from './dedup.js';
+import { clusters, defaultDedupK, findNearDuplicates, type ClusterMode } from './dedup.js';
+import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from './dedup-verify.js';
 import type { Bits, Preset, SimHashOptions, TokenizerName } from './options.js';
 
 const NAME = 'simhash-wasm';
@@ -50,7 +51,11 @@ Finds every pair of documents whose fingerprints differ in at most k bits and pr
 one per line (JSON Lines: {"cluster", "size", "members"}) or as CSV (document,cluster,size).
 
 Dedup:
-  --k N                largest Hamming distance of near-duplicates (default 3)
+  --k N                largest Hamming distance of candidate pairs (default 12 at 64 bits, 21 at 128;
+                       3 and 6 with --no-verify)
+  --threshold J        keep a candidate pair when its texts' word 3-shingle Jaccard is at least J
+                       (default 0.6)
+  --no-verify          keep every pair within k (plain SimHash, no check on the texts)
   --mode MODE          connected (default: chains of near-duplicates form one cluster) or centre (each
                        cluster is a centre and the documents within k of it)
   --format FORMAT      jsonl (default) or csv
@@ -95,6 +100,8 @@ const DEDUP_OPTIONS = {
   summary: { type: 'boolean' },
   sample: { type: 'boolean' },
   threads: { type: 'string' },
+  threshold: { type: 'string' },
+  'no-verify': { type: 'boolean' },
 } as const;
 
 interface Doc {
@@ -279,7 +286,7 @@ function readOptions(v: Values): ReadOptions {
   };
 }
 
-function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress: Progress): BigUint64Array {
+function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress: Progress): { fps: BigUint64Array; featureCounts: Float64Array } {
   // Batches of about 4 MB: one WebAssembly call each, and a progress update between them.
   let hasher;
   try {
@@ -289,16 +296,19 @@ function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress
   }
   const words = options.bits === 128 ? 2 : 1;
   const fps = new BigUint64Array(docs.length * words);
+  const featureCounts = new Float64Array(docs.length);
   let start = 0;
   while (start < docs.length) {
     let end = start;
     let size = 0;
     while (end < docs.length && (end === start || size < 4 << 20)) size += docs[end++]!.text.length;
-    fps.set(hasher.hashMany(docs.slice(start, end).map((d) => d.text)), start * words);
+    const batch = hasher.hashManyDetailed(docs.slice(start, end).map((d) => d.text));
+    fps.set(batch.fingerprints, start * words);
+    featureCounts.set(batch.featureCounts, start);
     start = end;
     progress.update('hashing', start, docs.length);
   }
-  return fps;
+  return { fps, featureCounts };
 }
 
 // ---- output ----
@@ -333,7 +343,7 @@ async function hashCommand(args: string[]): Promise<number> {
   const progress = new Progress();
   await init();
   const { docs } = readInputs(positionals, o, report, progress);
-  const fps = hashAll(docs, hashOpts, progress);
+  const { fps } = hashAll(docs, hashOpts, progress);
   progress.done();
   const words = hashOpts.bits === 128 ? 2 : 1;
   const out: string[] = [];
@@ -356,7 +366,18 @@ async function dedupCommand(args: string[]): Promise<number> {
   const format = choice(v.format, 'format', ['jsonl', 'csv'] as const, 'jsonl');
   const mode = choice(v.mode, 'mode', ['connected', 'centre'] as ClusterMode[], 'connected');
   const hashOpts = hashOptions(v);
-  const k = intOption(v.k, 'k', 3, 0, hashOpts.bits);
+  const verified = v['no-verify'] !== true;
+  if (!verified && v.threshold !== undefined) throw new UsageError('--threshold checks pairs: drop --no-verify with it');
+  const k = intOption(v.k, 'k', defaultDedupK(hashOpts.bits === 128 ? 128 : 64, verified), 0, hashOpts.bits);
+  let verify: VerifyOptions | false = false;
+  if (verified) {
+    verify = {};
+    if (v.threshold !== undefined) {
+      const threshold = Number(v.threshold);
+      if (!(threshold > 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number in (0, 1], got ${JSON.stringify(v.threshold)}`);
+      verify = { threshold };
+    }
+  }
   const threads = intOption(v.threads, 'threads', 1, 1, 2) as 1 | 2;
   let o = readOptions(v);
   let inputs = positionals;
@@ -373,11 +394,15 @@ async function dedupCommand(args: string[]): Promise<number> {
   await init();
   const { docs, bytes } = readInputs(inputs, o, report, progress);
   const t1 = performance.now();
-  const fps = hashAll(docs, hashOpts, progress);
+  const { fps, featureCounts } = hashAll(docs, hashOpts, progress);
   const t2 = performance.now();
   progress.update('joining', 0, 1);
-  const pairs = threads === 2 ? await findNearDuplicates(fps, { k, bits: hashOpts.bits, threads: 2 }) : findNearDuplicates(fps, { k, bits: hashOpts.bits });
+  const found = threads === 2 ? await findNearDuplicates(fps, { k, bits: hashOpts.bits, threads: 2 }) : findNearDuplicates(fps, { k, bits: hashOpts.bits });
   const t3 = performance.now();
+  progress.update('verifying', 0, 1);
+  const texts = docs.map((d) => d.text);
+  const pairs = verify ? verifyPairs(texts, found, verify) : dropFeaturelessPairs(texts, found, featureCounts);
+  const t3v = performance.now();
   const { clusterOf, count } = clusters(docs.length, pairs, { mode });
   const t4 = performance.now();
   progress.done();
@@ -388,15 +413,15 @@ async function dedupCommand(args: string[]): Promise<number> {
     if (!list) members.set(rep, (list = []));
     list.push(i);
   });
-  const timing = `read ${ms(t1 - t0)}, hash ${ms(t2 - t1)}, join ${ms(t3 - t2)}, cluster ${ms(t4 - t3)}, total ${ms(t4 - t0)}`;
+  const timing = `read ${ms(t1 - t0)}, hash ${ms(t2 - t1)}, join ${ms(t3 - t2)}, verify ${ms(t3v - t3)}, cluster ${ms(t4 - t3v)}, total ${ms(t4 - t0)}`;
 
   if (summary) {
     const groups = [...members.entries()].filter(([, m]) => m.length > 1).sort((x, y) => y[1].length - x[1].length || x[0] - y[0]);
     const inGroups = groups.reduce((s, [, m]) => s + m.length, 0);
     const lines = [
       `${docs.length} documents (${(bytes / 1e6).toFixed(1)} MB) from ${inputs.length === 1 ? inputs[0] : `${inputs.length} inputs`}` + (report.skipped ? `, ${report.skipped} skipped` : ''),
-      `k = ${k}, ${hashOpts.bits}-bit fingerprints, ${mode} clusters`,
-      `${pairs.a.length} near-duplicate pairs; ${groups.length} clusters of 2 or more hold ${inGroups} documents; ${count} clusters in all`,
+      `k = ${k}, ${hashOpts.bits}-bit fingerprints, ${verify ? `pairs verified at shingle Jaccard ≥ ${verify.threshold ?? 0.6}` : 'pairs not verified'}, ${mode} clusters`,
+      `${found.a.length} candidate pairs within k, ${pairs.a.length} near-duplicate pairs; ${groups.length} clusters of 2 or more hold ${inGroups} documents; ${count} clusters in all`,
       ``,
       `Largest clusters:`,
     ];

@@ -2,7 +2,8 @@
 // (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
 // sorted permuted tables planned by join-plan.ts; threads: 2 splits the tables between this thread and a worker.
 import { type SimHashOptions, show } from './options.js';
-import { simhashMany } from './fingerprint.js';
+import { createSimHasher } from './fingerprint.js';
+import { type VerifyOptions, checkVerifyOptions, dropFeaturelessPairs, verifyPairs } from './dedup-verify.js';
 import { wasm } from './wasm.js';
 import { type JoinPlan, planJoin } from './join-plan.js';
 import { type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
@@ -10,6 +11,7 @@ import { joinInWorker, joinWorker } from './join-threads.js';
 
 export type { JoinPlan } from './join-plan.js';
 export type { NearDuplicatePairs } from './join.js';
+export type { VerifyOptions } from './dedup-verify.js';
 
 export interface FindNearDuplicatesOptions {
   /** Largest Hamming distance reported (pairs with distance ≤ k). */
@@ -206,38 +208,64 @@ function centred(n: number, a: Uint32Array, b: Uint32Array): Clusters {
 // The pipeline
 
 export interface DedupOptions extends SimHashOptions {
-  /** Largest Hamming distance between near-duplicates (default 3). */
+  /**
+   * Largest Hamming distance of candidate pairs. Default: 12 at 64 bits and 21 at 128 bits when pairs are
+   * verified (the default), 3 and 6 when they are not (README, "Quality").
+   */
   k?: number;
   /** Fingerprint width for dedup: 64 (default) or 128. */
   bits?: 64 | 128;
   /** Cluster mode (default 'connected'). */
   mode?: ClusterMode;
+  /**
+   * Verification of candidate pairs by word-shingle Jaccard on the texts (default `{ threshold: 0.6, width: 3 }`);
+   * `false` keeps every pair within k (plain SimHash).
+   */
+  verify?: VerifyOptions | false;
 }
 
 export interface DedupTimings {
-  /** Milliseconds spent tokenizing and hashing, joining, and clustering. */
+  /** Milliseconds spent tokenizing and hashing, joining, verifying and clustering. */
   hash: number;
   join: number;
+  verify: number;
   cluster: number;
   total: number;
 }
 
 export interface DedupResult {
   fingerprints: BigUint64Array;
+  /** Features per document (0: no features, fingerprint 0). */
+  featureCounts: Float64Array;
+  /** For each document, the index of its cluster's representative (the lowest index; a document alone is its own). */
   clusterOf: Uint32Array;
+  /** The near-duplicate pairs (a < b) with their Hamming distances, after verification. */
   pairs: NearDuplicatePairs;
+  /** How many pairs within k the join found, before verification. */
+  candidates: number;
   clusterCount: number;
+  /** The k and verification used (defaults filled in). */
+  k: number;
+  verify: Required<VerifyOptions> | false;
   timings: DedupTimings;
 }
 
-/** Texts → fingerprints (simhashMany) → pairs within k → clusters. */
+/** The default k of dedup for a width and whether pairs are verified. */
+export function defaultDedupK(bits: 64 | 128, verified: boolean): number {
+  if (verified) return bits === 128 ? 21 : 12;
+  return bits === 128 ? 6 : 3;
+}
+
+/** Texts → fingerprints (simhashMany) → pairs within k → verified pairs → clusters. */
 export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOptions = {}): DedupResult {
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
-  const { k = 3, mode = 'connected', ...hashOptions } = options;
+  const { k: kOption, mode = 'connected', verify: verifyOption = {}, ...hashOptions } = options;
   const bits = hashOptions.bits ?? 64;
+  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
+  const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
   // Checked before any hashing, so a bad k fails fast.
   checkJoinArgs(new BigUint64Array(0), { k, bits });
   if (mode !== 'connected' && mode !== 'centre') throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
@@ -245,15 +273,18 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     const t = texts[i];
     if (typeof t !== 'string' && !(t instanceof Uint8Array)) throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
   }
+  const hasher = createSimHasher({ ...hashOptions, bits });
   const t0 = performance.now();
-  const fingerprints = simhashMany(texts, { ...hashOptions, bits });
+  const { fingerprints, featureCounts } = hasher.hashManyDetailed(texts);
   const t1 = performance.now();
-  const pairs = findNearDuplicates(fingerprints, { k, bits });
+  const found = findNearDuplicates(fingerprints, { k, bits });
   const t2 = performance.now();
-  const { clusterOf, count } = clusters(texts.length, pairs, { mode });
+  const pairs = verify ? verifyPairs(texts, found, verify) : dropFeaturelessPairs(texts, found, featureCounts);
   const t3 = performance.now();
+  const { clusterOf, count } = clusters(texts.length, pairs, { mode });
+  const t4 = performance.now();
   return {
-    fingerprints, clusterOf, pairs, clusterCount: count,
-    timings: { hash: t1 - t0, join: t2 - t1, cluster: t3 - t2, total: t3 - t0 },
+    fingerprints, featureCounts, clusterOf, pairs, candidates: found.a.length, clusterCount: count, k, verify,
+    timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
   };
 }
