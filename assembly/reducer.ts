@@ -26,6 +26,7 @@ let wide: bool = false; // 128-bit fingerprints
 let narrow: bool = false; // 32-bit fingerprints: the low half of the 64-bit reduction
 let weighted: bool = false;
 let buffered: i32 = 0; // words in BUF
+let step: i32 = 1; // words per feature hash: 1, or 2 for 128 bits
 let features: u64 = 0;
 let sixteens: u32 = 0; // sixteens added since the last drain
 let drained: bool = false; // COUNT holds part of this document's counts
@@ -50,6 +51,7 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
   narrow = bits == 32;
   weighted = isWeighted;
   buffered = 0;
+  step = wide ? 2 : 1;
   features = 0;
   sixteens = 0;
   drained = false;
@@ -58,16 +60,15 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
 
 // @ts-ignore: decorator
 @inline export function addUnit(lo: u64, hi: u64): void {
-  let p = BUF + (<usize>buffered << 3);
+  // Both words are always stored (BUF has slack): in 64-bit mode the next hash overwrites `hi`. The feature
+  // count is derived from `buffered` at each flush, so the per-feature work is two stores and one add.
+  let b = buffered;
+  let p = BUF + (<usize>b << 3);
   store<u64>(p, lo);
-  if (wide) {
-    store<u64>(p, hi, 8);
-    buffered += 2;
-  } else {
-    buffered += 1;
-  }
-  features++;
-  if (buffered >= BUF_WORDS) flushUnit();
+  store<u64>(p, hi, 8);
+  b += step;
+  buffered = b;
+  if (b >= BUF_WORDS) flushUnit();
 }
 
 // @ts-ignore: decorator
@@ -89,6 +90,7 @@ export function featureCount(): u64 {
 // @ts-ignore: decorator
 @inline function flushUnit(): void {
   if (buffered == 0) return;
+  features += <u64>(buffered >> (step - 1));
   // Pad with zero words up to a multiple of 32 words (16 per lane): zeros add no one bits.
   let padded = (buffered + 31) & ~31;
   memory.fill(BUF + (<usize>buffered << 3), 0, <usize>(padded - buffered) << 3);
