@@ -18,10 +18,10 @@ function mbps(bytes: number, ms: number): number {
 export async function run(): Promise<BenchRow[]> {
   await init({ build: (process.env.SIMHASH_BUILD as 'simd' | 'scalar' | undefined) ?? 'auto' });
   const text = englishText(4_000_000);
-  const small = text.slice(0, 200_000); // the slow baselines get less text
+  const small = text.slice(0, 100_000); // the slow baselines get less text
   const bytes = Buffer.byteLength(text);
   const smallBytes = Buffer.byteLength(small);
-  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  const bench = new Bench({ time: 1000, iterations: 8, warmupTime: 200, warmupIterations: 2 });
   const configs: Array<[TokenizerName, Bits]> = [
     ['whitespace', 64], ['words', 64], ['shingles', 64], ['ngrams', 64], ['segmenter', 64],
     ['whitespace', 128], ['words', 128], ['shingles', 128],

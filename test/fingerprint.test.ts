@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import {
-  createSimHasher, featureHash, simhash, simhashDetailed, simhashMany, simhashOfHashes, type Bits,
+  createSimHasher, featureHash, segmenterWords, simhash, simhashDetailed, simhashMany, simhashOfHashes, type Bits,
 } from '../src/index.js';
 import {
   loadReference, randomDocument, wordFeatures, referenceFeatureHash, referenceReduce, referenceSimhash, referenceSimhashFeatures, rng,
@@ -256,5 +256,16 @@ describe('Unicode tables', () => {
     const got = simhashDetailed(text, { tokenizer: 'words' });
     expect(got.featureCount).toBe(expected.length);
     expect(got.fingerprint).toBe(simhash(expected.map((b) => new TextDecoder().decode(b))));
+  });
+});
+
+describe('segmenter on long text', () => {
+  it('segments in pieces (V8 is quadratic on long strings) with the same words as one piece', () => {
+    const parts = ["Don't split 3.14 or e.g. words; ", '我们今天去公园散步。', 'ภาษาไทยง่ายนิดเดียว ', '日本語の文章です、', '\n'];
+    let text = '';
+    const next = rng(8);
+    while (text.length < 6000) text += parts[Math.floor(next() * parts.length)]!;
+    const whole = [...new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+    expect([...segmenterWords(text)]).toEqual(whole);
   });
 });
