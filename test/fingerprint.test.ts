@@ -269,3 +269,31 @@ describe('segmenter on long text', () => {
     expect([...segmenterWords(text)]).toEqual(whole);
   });
 });
+
+describe('weighted reduction modes', () => {
+  it('integer weights, fractional weights after integer ones, and integer sums past 2^31 all equal the reference', () => {
+    const next = rng(21);
+    for (const bits of [64, 128] as const) {
+      for (const n of [1, 255, 256, 257, 700, 2000]) {
+        const words = bits === 128 ? 2 : 1;
+        const hashes = new BigUint64Array(n * words).map(() => BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32))));
+        const asBig = Array.from({ length: n }, (_, i) => (words === 2 ? (hashes[2 * i + 1]! << 64n) | hashes[2 * i]! : hashes[i]!));
+        const cases: Float64Array[] = [
+          new Float64Array(n).map(() => Math.floor(next() * 21) - 10),
+          new Float64Array(n).map((_, i) => (i < n / 2 ? Math.floor(next() * 9) : next() * 5 - 2.5)),
+          new Float64Array(n).map((_, i) => (i === n - 1 ? 0.5 : 3)),
+          new Float64Array(n).map(() => Math.floor(next() * 2 ** 26) * (next() < 0.5 ? -1 : 1)),
+          new Float64Array(n).map(() => 2 ** 40 + Math.floor(next() * 100)),
+        ];
+        for (const weights of cases) {
+          expect(simhashOfHashes(hashes, { bits, weights })).toBe(referenceReduce(asBig, Array.from(weights), bits));
+        }
+      }
+    }
+  });
+
+  it('ties: java preset feature lists with weights that cancel set the bit', () => {
+    expect(simhash([['a', 2], ['a', -2]], { preset: 'java' })).toBe((1n << 64n) - 1n);
+    expect(simhash([['a', 0.5], ['a', -0.5]], { preset: 'java', bits: 32 })).toBe(0xffffffffn);
+  });
+});
