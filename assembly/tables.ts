@@ -198,7 +198,7 @@ function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bo
 @inline function verify(h: usize, descs: usize, t: u32, ids: usize, j: u32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
   let words = hdr(h, 0);
   let slot = load<u32>(ids + (<usize>j << 2));
-  let p = hdr(h, 6) + (<usize>slot << (words == 2 ? 4 : 3));
+  let p = <usize>hdr(h, 6) + (<usize>slot << <usize>(words == 2 ? 4 : 3));
   let xlo = load<u64>(p) ^ qlo;
   let xhi = words == 2 ? load<u64>(p, 8) ^ qhi : 0;
   let dist = <i32>(popcnt<u64>(xlo) + popcnt<u64>(xhi));
