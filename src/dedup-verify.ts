@@ -5,7 +5,7 @@
 // "©", "%s" and "???" do not all fall into one cluster.
 import type { NearDuplicatePairs } from './join.js';
 import { show } from './options.js';
-import { jaccardSorted, shingleHashes } from './verify.js';
+import { shingleHashes } from './verify.js';
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
@@ -52,11 +52,17 @@ export function verifyPairs(
   for (let p = 0; p < candidates.a.length; p++) {
     const i = candidates.a[p]!;
     const j = candidates.b[p]!;
+    // Exact copies (common in real corpora) need no shingles: Jaccard 1, or both wordless and identical.
+    if (candidates.distance[p] === 0 && texts[i] === texts[j]) {
+      keep[p] = 1;
+      kept++;
+      continue;
+    }
     const si = setOf(i);
     const sj = setOf(j);
     const ok = si.length === 0 || sj.length === 0
       ? si.length === 0 && sj.length === 0 && text(i).trim() === text(j).trim()
-      : jaccardSorted(si, sj) >= options.threshold;
+      : jaccardAtLeast(si, sj, options.threshold);
     if (ok) {
       keep[p] = 1;
       kept++;
@@ -97,6 +103,33 @@ export function dropFeaturelessPairs(
     }
   }
   return select(candidates, keep, kept);
+}
+
+/**
+ * Whether the Jaccard similarity of two sorted sets is ≥ t (the same answer as computing it in full): J ≥ t needs
+ * common ≥ t·(|A| + |B|) / (1 + t), so the merge gives up once the elements left cannot reach that (the size filter
+ * is the case of an empty merge), and accepts as soon as the common count found so far already gives J ≥ t
+ * (J = c / (|A| + |B| − c) only grows with c).
+ */
+export function jaccardAtLeast(a: Float64Array, b: Float64Array, t: number): boolean {
+  const total = a.length + b.length;
+  const needed = Math.ceil((t * total) / (1 + t) - 1e-9); // never above the exact bound
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (common + Math.min(a.length - i, b.length - j) < needed) return false;
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      common++;
+      i++;
+      j++;
+      if (common >= needed && common / (total - common) >= t) return true;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return common / (total - common) >= t;
 }
 
 function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicatePairs): void {

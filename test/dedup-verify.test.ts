@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../src/index.js';
-import { shingles } from '../src/verify.js';
+import { jaccardSorted, shingles } from '../src/verify.js';
+import { jaccardAtLeast } from '../src/dedup-verify.js';
 
 function jaccard(x: string, y: string): number {
   const a = shingles(x);
@@ -72,5 +73,20 @@ describe('verification of candidate pairs', () => {
     expect(() => verifyPairs(['x', 'y'], pairs)).toThrow(RangeError);
     expect(() => verifyPairs(['x', 'y'], { a: [0], b: [1] } as never)).toThrow(TypeError);
     expect(() => dropFeaturelessPairs(['x', 'y'], { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) }, new Float64Array(1))).toThrow(TypeError);
+  });
+});
+
+describe('jaccardAtLeast', () => {
+  it('answers exactly as the full Jaccard computation on random sorted sets', () => {
+    let x = 7;
+    const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const set = (n: number, range: number) => Float64Array.from(new Set(Array.from({ length: n }, () => Math.floor(next() * range)))).sort();
+    for (let trial = 0; trial < 3000; trial++) {
+      const range = 5 + Math.floor(next() * 200);
+      const a = set(Math.floor(next() * 60), range);
+      const b = set(Math.floor(next() * 60), range);
+      const t = [0.1, 0.25, 0.5, 0.6, 2 / 3, 0.8, 1][trial % 7]!;
+      expect(jaccardAtLeast(a, b, t), `${a} | ${b} | ${t}`).toBe(jaccardSorted(a, b) >= t && a.length > 0 && b.length > 0);
+    }
   });
 });
