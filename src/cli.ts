@@ -313,6 +313,12 @@ function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress
 
 // ---- output ----
 
+/** The start of a document on one line, for the summary. */
+function snippet(text: string | Uint8Array): string {
+  const t = (typeof text === 'string' ? text : new TextDecoder().decode(text.subarray(0, 400))).replace(/\s+/g, ' ').trim();
+  return t.length > 90 ? `${t.slice(0, 90)}…` : t;
+}
+
 function csvField(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
@@ -428,6 +434,7 @@ async function dedupCommand(args: string[]): Promise<number> {
     for (const [, m] of groups.slice(0, 10)) {
       const names = m.slice(0, 4).map((i) => docs[i]!.name);
       lines.push(`  ${String(m.length).padStart(5)} documents, e.g. ${names.join(', ')}${m.length > 4 ? ', …' : ''}`);
+      lines.push(`        "${snippet(docs[m[0]!]!.text)}"`);
     }
     lines.push('', `Time: ${timing}`);
     await write(lines.join('\n') + '\n');
