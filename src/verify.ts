@@ -102,7 +102,7 @@ export function shingleHashes(text: string, width = 3): Float64Array {
 }
 
 /** Jaccard similarity of two sorted distinct hash lists; two empty lists have similarity 0 (no evidence). */
-export function jaccardSorted(a: Float64Array, b: Float64Array): number {
+export function jaccardSorted(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length === 0 || b.length === 0) return 0;
   let i = 0;
   let j = 0;

@@ -1,7 +1,7 @@
 // Exact ground truth: every pair of documents whose word-shingle sets have Jaccard similarity >= a threshold,
 // found without comparing all pairs (an all-pairs set-similarity join with prefix and size filtering) and then
 // verified exactly. Shingles are interned to integers, so nothing here is approximate.
-import { shingles } from '../verify.js';
+import { jaccardSorted, shingles } from '../verify.js';
 
 /** A similar pair, a < b, with its exact Jaccard similarity. */
 export interface SimilarPair {
@@ -27,23 +27,7 @@ export function shingleSets(texts: readonly string[], width = 3): Uint32Array[] 
 }
 
 /** Exact Jaccard of two sorted id sets in the same order; 0 if either is empty (no evidence of similarity). */
-export function jaccard(a: Uint32Array, b: Uint32Array): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  let i = 0;
-  let j = 0;
-  let common = 0;
-  while (i < a.length && j < b.length) {
-    const x = a[i]!;
-    const y = b[j]!;
-    if (x === y) {
-      common++;
-      i++;
-      j++;
-    } else if (x < y) i++;
-    else j++;
-  }
-  return common / (a.length + b.length - common);
-}
+export const jaccard: (a: Uint32Array, b: Uint32Array) => number = jaccardSorted;
 
 function checkThreshold(threshold: number): void {
   if (typeof threshold !== 'number' || !(threshold > 0 && threshold <= 1)) {
