@@ -284,15 +284,19 @@ export function normalizeForNgrams(p: usize, end: usize, out: usize): usize {
 
 /** Sliding windows of `width` code points over normalized text [p, end); a shorter text is one feature. */
 export function ngramTokens(p: usize, end: usize): void {
+  // RING holds the start offsets of the last `width` code points; `slot` is where the next one goes, which is
+  // also where the oldest one is (no division per code point).
   let i: i32 = 0;
+  let slot: i32 = 0;
   let start = p;
   while (p < end) {
-    store<u32>(RING + (<usize>(i % width) << 2), <u32>(p - start));
+    store<u32>(RING + (<usize>slot << 2), <u32>(p - start));
+    slot = slot + 1 == width ? 0 : slot + 1;
     i++;
     p++;
     while (p < end && (load<u8>(p) & 0xC0) == 0x80) p++;
     if (i >= width) {
-      let first = start + <usize>load<u32>(RING + (<usize>(i % width) << 2));
+      let first = start + <usize>load<u32>(RING + (<usize>slot << 2));
       feature(first, p - first);
     }
   }
