@@ -189,11 +189,7 @@ export function wordTokens(p: usize, end: usize, scratch: usize): void {
           | load<u64>(p, 32) | load<u64>(p, 40) | load<u64>(p, 48) | load<u64>(p, 56)) & 0x8080808080808080) == 0;
         if (asciiBlock) {
           let m: u64 = 0;
-          for (let i = 0; i < 64; i++) {
-            let f = load<u8>(ASCII_FOLD + <usize>load<u8>(p + i));
-            store<u8>(q + i, f);
-            m |= <u64>(f != 0) << <u64>i;
-          }
+          for (let i = 0; i < 8; i++) m |= foldAscii8(load<u64>(p + (<usize>i << 3)), q + (<usize>i << 3)) << (<u64>i << 3);
           scanMask(q, m);
         }
       }
@@ -238,6 +234,22 @@ export function wordTokens(p: usize, end: usize, scratch: usize): void {
     }
   }
   if (inToken) { token(tokenStart, q); inToken = false; }
+}
+
+// @ts-ignore: decorator
+@inline function atLeast8(x: u64, lo: u64): u64 {
+  // High bit of each byte set where the (ASCII) byte is ≥ lo: byte + 0x80 − lo never carries out of its byte.
+  return (x + (0x80 - lo) * 0x0101010101010101) & 0x8080808080808080;
+}
+
+/** SWAR version of foldAscii16 for 8 ASCII bytes: stores them folded at q, returns the 8-bit mask of word bytes. */
+// @ts-ignore: decorator
+@inline function foldAscii8(x: u64, q: usize): u64 {
+  let digit = atLeast8(x, 0x30) & ~atLeast8(x, 0x3A);
+  let upper = atLeast8(x, 0x41) & ~atLeast8(x, 0x5B);
+  let lower = atLeast8(x, 0x61) & ~atLeast8(x, 0x7B);
+  store<u64>(q, x + (upper >> 2));
+  return highBits(digit | upper | lower);
 }
 
 // @ts-ignore: decorator
