@@ -7,6 +7,8 @@ export default defineConfig({
     setupFiles: ['test/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // Tests of FinalizationRegistry cleanup call gc().
+    execArgv: ['--expose-gc'],
     projects: [
       { extends: true, test: { name: 'simd', env: { SIMHASH_BUILD: 'simd' } } },
       { extends: true, test: { name: 'scalar', env: { SIMHASH_BUILD: 'scalar' } } },

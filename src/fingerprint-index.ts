@@ -90,6 +90,12 @@ function bufferLimit(live: number): number {
   return Math.max(256, Math.min(16384, live >>> 6));
 }
 
+// An index dropped without free() still returns its blocks once it is garbage collected.
+const unfreed = new FinalizationRegistry<{ heap: Heap; blocks: Map<number, number> }>(({ heap, blocks }) => {
+  for (const ptr of blocks.keys()) heap.release(ptr);
+  blocks.clear();
+});
+
 export class FingerprintIndex {
   readonly bits: IndexBits;
   readonly maxDistance: number;
@@ -140,6 +146,7 @@ export class FingerprintIndex {
     this.budget = budget;
     this.words = bits === 64 ? 1 : 2;
     this.rt = wasm();
+    unfreed.register(this, { heap: this.rt.heap, blocks: this.blocks }, this);
     this.hdr = this.alloc(HEADER_BYTES);
     this.rt.heap.u8.fill(0, this.hdr, this.hdr + HEADER_BYTES);
     this.plan = this.planFor(0);
@@ -399,6 +406,7 @@ export class FingerprintIndex {
   /** Releases the index's WebAssembly memory for reuse; the index cannot be used afterwards. */
   free(): void {
     if (this.freed) return;
+    unfreed.unregister(this);
     for (const ptr of this.blocks.keys()) this.rt.heap.release(ptr);
     this.blocks.clear();
     this.pending.clear();

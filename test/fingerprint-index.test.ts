@@ -358,7 +358,8 @@ describe('bad input', () => {
     expect(() => index.query(1n)).toThrow(/freed/);
   });
 
-  it('freed indexes give their memory back for reuse', () => {
+  it('freed indexes give their memory back for reuse', async () => {
+    await settleFinalizers(); // indexes other tests dropped are released now, not in the middle of this test
     const heap = wasm().heap;
     const r = rng(11);
     const n = 20000;
@@ -417,5 +418,50 @@ describe('planner', () => {
     }
     // The memory goal at k = 3: at most 40 bytes per 64-bit fingerprint.
     expect(planIndex({ bits: 64, maxDistance: 3, size: 1e7 }).bytesPerFingerprint).toBeLessThanOrEqual(40);
+  });
+});
+
+/** Runs the garbage collector until pending FinalizationRegistry callbacks have run (vitest passes --expose-gc). */
+async function settleFinalizers(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('FingerprintIndex memory', () => {
+  it('repeated build/free cycles and dropped indexes do not grow the heap without bound', async () => {
+    const { wasm } = await import('../src/wasm.js');
+    const heap = wasm().heap;
+    const fps = new BigUint64Array(20_000).map((_, i) => BigInt.asUintN(64, BigInt(i) * 0x9e3779b97f4a7c15n));
+    const ids = Array.from({ length: fps.length }, (_, i) => i);
+    const build = () => {
+      const index = new FingerprintIndex({ maxDistance: 3 });
+      index.addMany(ids, fps);
+      return index;
+    };
+    await settleFinalizers();
+    build().free();
+    const live = heap.liveBytes;
+    const size = heap.byteLength;
+    for (let i = 0; i < 10; i++) build().free();
+    expect(heap.liveBytes).toBe(live);
+    expect(heap.byteLength).toBe(size);
+    // Dropped without free(): the FinalizationRegistry returns the blocks once collected (vitest runs with --expose-gc).
+    const gc = (globalThis as { gc?: () => void }).gc;
+    expect(gc, 'tests run with --expose-gc').toBeTypeOf('function');
+    const perIndex = (() => {
+      const before = heap.liveBytes;
+      const index = build();
+      const bytes = heap.liveBytes - before;
+      index.free();
+      return bytes;
+    })();
+    expect(perIndex).toBeGreaterThan(100_000);
+    for (let i = 0; i < 5; i++) build();
+    expect(heap.liveBytes).toBeGreaterThanOrEqual(live + 4 * perIndex);
+    await settleFinalizers();
+    expect(heap.liveBytes).toBe(live);
   });
 });
