@@ -1,7 +1,7 @@
 // The fingerprint API: simhash, simhashMany, createSimHasher and friends. Inputs are classified and validated
 // here, marshalled by marshal.ts, and fingerprinted by one WebAssembly call per batch and kind of input.
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions, show } from './options.js';
-import { encodeStrings, encodeTexts, encodeUtf16, regions } from './marshal.js';
+import { align16, encodeStrings, encodeTexts, encodeUtf16, flattenFeatures, regions } from './marshal.js';
 import { jsFeatures } from './tokenize.js';
 import { wasm, type Runtime } from './wasm.js';
 // python-simhash preset (issue 8): its feature rules and kernels live in presets/python.ts.
@@ -186,15 +186,8 @@ class Hasher implements SimHasher {
       const { out, counts: countsAt } = runPythonFeatures(rt, docs as PythonFeatureDoc[], plan.bits);
       return this.collect(rt, out, countsAt, docs.map((d) => d.index), n, fps, counts);
     }
-    let total = 0;
-    let weighted = false;
-    for (const d of docs) {
-      total += d.strings.length;
-      if (d.weights) weighted = true;
-    }
-    const strings: string[] = new Array(total);
-    let k = 0;
-    for (const d of docs) for (const s of d.strings) strings[k++] = s;
+    const { strings, docOffsets, weighted } = flattenFeatures(docs);
+    const total = strings.length;
     const java = plan.preset === 'java';
     const encoded = java ? encodeUtf16(heap, r.text, strings) : encodeStrings(heap, r.text, strings);
     const featBytes = align16((total + 1) * 4);
@@ -207,19 +200,15 @@ class Hasher implements SimHasher {
     const outPtr = docPtr + docBytes + weightBytes;
     const countsPtr = outPtr + outBytes;
     heap.u32.set(encoded.offsets, work >>> 2);
-    const u32 = heap.u32;
-    const f64 = heap.f64;
-    let f = 0;
-    u32[docPtr >>> 2] = 0;
-    for (let i = 0; i < n; i++) {
-      const d = docs[i]!;
-      if (weighted) {
-        const base = (weightPtr >>> 3) + f;
+    heap.u32.set(docOffsets, docPtr >>> 2);
+    if (weighted) {
+      const f64 = heap.f64;
+      for (let i = 0; i < n; i++) {
+        const d = docs[i]!;
+        const base = (weightPtr >>> 3) + docOffsets[i]!;
         if (d.weights) for (let j = 0; j < d.weights.length; j++) f64[base + j] = d.weights[j]!;
         else f64.fill(1, base, base + d.strings.length);
       }
-      f += d.strings.length;
-      u32[(docPtr >>> 2) + i + 1] = f;
     }
     if (java) kernels.javaFeatures(encoded.ptr, work, docPtr, n, weightPtr, plan.bits, outPtr, countsPtr);
     else kernels.fingerprintFeatures(encoded.ptr, work, docPtr, n, weightPtr, plan.bits, outPtr, countsPtr);
@@ -245,9 +234,6 @@ class Hasher implements SimHasher {
   }
 }
 
-function align16(n: number): number {
-  return Math.ceil(n / 16) * 16;
-}
 
 /** A hasher with validated options, for repeated calls. */
 export function createSimHasher(options?: SimHashOptions): SimHasher {

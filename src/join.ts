@@ -1,6 +1,7 @@
 // The all-pairs join driver: copies fingerprints into WebAssembly memory, permutes, sorts and walks the planned
 // tables (assembly/join.ts), then sorts the pairs by (a, b) and unpacks them with their distances.
 import { Region, type Heap } from './memory.js';
+import { align16 } from './marshal.js';
 import { wasm, type Runtime } from './wasm.js';
 import { type JoinPlan, canonicalTables, pairSortPasses, tableLayout } from './join-plan.js';
 
@@ -165,9 +166,5 @@ export function mergePairKeys(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, 
 
 function emptyPairs(): NearDuplicatePairs {
   return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
-}
-
-function align16(x: number): number {
-  return Math.ceil(x / 16) * 16;
 }
 

@@ -127,3 +127,34 @@ export function encodeStrings(heap: Heap, region: Region, strings: readonly stri
   }
   return { ptr, offsets };
 }
+
+/** Rounds a byte count up to the heap's 16-byte alignment. */
+export function align16(n: number): number {
+  return Math.ceil(n / 16) * 16;
+}
+
+/** A document given as features: its strings, and weights when any feature is not weight 1. */
+export interface FeatureList {
+  strings: readonly string[];
+  weights: readonly number[] | null;
+}
+
+/**
+ * The features of a batch of documents as one list, with document d owning features
+ * docOffsets[d]..docOffsets[d+1] (the layout of the feature kernels), and whether any document is weighted.
+ */
+export function flattenFeatures(docs: readonly FeatureList[]): { strings: string[]; docOffsets: Uint32Array; weighted: boolean } {
+  const docOffsets = new Uint32Array(docs.length + 1);
+  let total = 0;
+  let weighted = false;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i]!;
+    total += d.strings.length;
+    docOffsets[i + 1] = total;
+    if (d.weights) weighted = true;
+  }
+  const strings: string[] = new Array(total);
+  let k = 0;
+  for (const d of docs) for (const s of d.strings) strings[k++] = s;
+  return { strings, docOffsets, weighted };
+}

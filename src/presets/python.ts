@@ -12,7 +12,7 @@
 // and all bare strings are summed in batches (a weight of 0 or less adds no bits but still counts in the
 // total); other weights are added at once. A Map is a dict: every entry is a pair.
 import { type Plan, show } from '../options.js';
-import { encodeStrings, encodeTexts, regions } from '../marshal.js';
+import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../marshal.js';
 import type { Runtime } from '../wasm.js';
 
 interface PythonKernels {
@@ -178,9 +178,6 @@ export interface KernelOutput {
   counts: number;
 }
 
-function align16(n: number): number {
-  return Math.ceil(n / 16) * 16;
-}
 
 function kernels(rt: Runtime): PythonKernels {
   return rt.kernels as unknown as PythonKernels;
@@ -207,15 +204,8 @@ export function runPythonFeatures(rt: Runtime, docs: readonly PythonFeatureDoc[]
   const { heap } = rt;
   const r = regions(rt);
   const n = docs.length;
-  let total = 0;
-  let weighted = false;
-  for (const d of docs) {
-    total += d.strings.length;
-    if (d.weights) weighted = true;
-  }
-  const strings: string[] = new Array(total);
-  let k = 0;
-  for (const d of docs) for (const s of d.strings) strings[k++] = s;
+  const { strings, docOffsets, weighted } = flattenFeatures(docs);
+  const total = strings.length;
   const encoded = encodeStrings(heap, r.text, strings);
   const featBytes = align16((total + 1) * 4);
   const docBytes = align16((n + 1) * 4);
@@ -229,15 +219,14 @@ export function runPythonFeatures(rt: Runtime, docs: readonly PythonFeatureDoc[]
   const out = docPtr + docBytes + weightBytes + batchedBytes;
   const counts = out + outBytes;
   heap.u32.set(encoded.offsets, work >>> 2);
-  const u32 = heap.u32;
-  const f64 = heap.f64;
-  const u8 = heap.u8;
-  let f = 0;
-  u32[docPtr >>> 2] = 0;
-  for (let i = 0; i < n; i++) {
-    const d = docs[i]!;
-    const m = d.strings.length;
-    if (weighted) {
+  heap.u32.set(docOffsets, docPtr >>> 2);
+  if (weighted) {
+    const f64 = heap.f64;
+    const u8 = heap.u8;
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      const f = docOffsets[i]!;
+      const m = d.strings.length;
       if (d.weights && d.batched) {
         f64.set(d.weights, (weightPtr >>> 3) + f);
         u8.set(d.batched, batchedPtr + f);
@@ -246,8 +235,6 @@ export function runPythonFeatures(rt: Runtime, docs: readonly PythonFeatureDoc[]
         u8.fill(1, batchedPtr + f, batchedPtr + f + m);
       }
     }
-    f += m;
-    u32[(docPtr >>> 2) + i + 1] = f;
   }
   kernels(rt).pythonFeatures(encoded.ptr, work, docPtr, n, weightPtr, batchedPtr, bits, out, counts);
   return { out, counts };
