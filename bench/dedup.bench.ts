@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { dedup, findNearDuplicates, init, loadedBuild, selfPairsWithinDistance, type NearDuplicatePairs } from '../src/index.js';
 import { planJoin } from '../src/join-plan.js';
+import { randomWords } from './corpus.js';
 
 interface BenchRow {
   name: string;
@@ -20,22 +21,10 @@ const LARGE = process.env.SIMHASH_BENCH_LARGE === '1';
 const SEOMOZ_1E6_MS = 2200;
 const SEOMOZ_1E7_MS = 69000;
 
-function randomFingerprints(n: number, seed: number): BigUint64Array {
-  const fps = new BigUint64Array(n);
-  const u32 = new Uint32Array(fps.buffer);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < u32.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    u32[i] = x >>> 0;
-  }
-  return fps;
-}
 
 /** Random fingerprints with planted relatives at distance 0..k+1 (every tenth fingerprint). */
 function plantedFingerprints(n: number, k: number, seed: number): BigUint64Array {
-  const fps = randomFingerprints(n, seed);
+  const fps = randomWords(n, seed);
   let x = seed * 7 + 1;
   for (let i = 10; i < n; i += 10) {
     x = (x * 1103515245 + 12345) >>> 0;
@@ -142,7 +131,7 @@ export async function run(): Promise<BenchRow[]> {
 
   // 10^6 random, one and two threads; 10^7 on request.
   for (const n of LARGE ? [1_000_000, 10_000_000] : [1_000_000]) {
-    const fps = randomFingerprints(n, 42);
+    const fps = randomWords(n, 42);
     const plan = planJoin(n, K, 64);
     const one = await best(n > 1e6 ? 1 : 3, () => findNearDuplicates(fps, { k: K }), n <= 1e6);
     const seomoz = n > 1e6 ? SEOMOZ_1E7_MS : SEOMOZ_1E6_MS;
@@ -161,7 +150,7 @@ export async function run(): Promise<BenchRow[]> {
       ratio: `${(one.ms / two.ms).toFixed(2)}×`,
     });
   }
-  const wide = randomFingerprints(2_000_000, 9); // 10^6 128-bit fingerprints
+  const wide = randomWords(2_000_000, 9); // 10^6 128-bit fingerprints
   const wideJoin = await best(2, () => findNearDuplicates(wide, { k: 6, bits: 128 }));
   rows.push({ name: `join 10^6 random 128-bit, k=6 (${wideJoin.result.a.length} pairs)`, value: fmt(wideJoin.ms) });
 

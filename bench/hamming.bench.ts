@@ -12,6 +12,7 @@ import {
   selfPairsWithinDistance,
   withinDistance,
 } from '../src/index.js';
+import { randomWords } from './corpus.js';
 
 interface BenchRow {
   name: string;
@@ -69,19 +70,6 @@ function tsSelfJoin64(u32: Uint32Array, n: number, k: number): number {
 // ---------------------------------------------------------------------------------------------------------------
 // Data and timing
 
-/** xorshift32-filled words, with a few fingerprints planted within K of the query. */
-function randomWords(words: number, seed: number): BigUint64Array {
-  const fps = new BigUint64Array(words);
-  const u32 = new Uint32Array(fps.buffer);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < u32.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    u32[i] = x >>> 0;
-  }
-  return fps;
-}
 
 interface Timing {
   median: number; // ms per call

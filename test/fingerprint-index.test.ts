@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FingerprintIndex, type FingerprintId, type IndexLayout, type Neighbor } from '../src/index.js';
 import { wasm } from '../src/wasm.js';
 import { planIndex, probeRadius } from '../src/index-planner.js';
+import { xorshiftRng } from './reference.js';
 
 // ---- plain TypeScript reference: a brute-force scan over a Map ----
 
@@ -47,17 +48,7 @@ class Reference {
 
 // ---- seeded randomness ----
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+const rng = xorshiftRng;
 
 function randomFp(r: () => number, bits: number): bigint {
   let x = 0n;

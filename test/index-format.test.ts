@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createXXHash64 } from 'hash-wasm';
 import { FingerprintIndex, SPEC_ID } from '../src/index.js';
+import { xorshiftRng } from './reference.js';
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+const rng = xorshiftRng;
 
 function randomWords(r: () => number, n: number): BigUint64Array {
   const out = new BigUint64Array(n);

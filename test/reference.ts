@@ -155,6 +155,19 @@ export function referenceSimhashFeatures(features: ReadonlyArray<string | readon
   return referenceReduce(hashes, weights, bits);
 }
 
+/** xorshift32 as floats in [0, 1): the seeded generator of the index tests. */
+export function xorshiftRng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
 /** A small seeded PRNG (mulberry32) for reproducible property tests. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
