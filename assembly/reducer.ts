@@ -93,10 +93,6 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
   if ((features & (BUF_WORDS / 2 - 1)) == 0) flushWeighted(BUF_WORDS / 2);
 }
 
-export function featureCount(): u64 {
-  return features;
-}
-
 // ---- unit weights -------------------------------------------------------------------------------------------
 
 // @ts-ignore: decorator
