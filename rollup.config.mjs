@@ -1,7 +1,7 @@
 // Bundles the tsc output (build/esm, from tsconfig.build.json) into the published dist/:
 //   dist/index.mjs, dist/index.cjs  the library, one self-contained file each, WASM embedded as base64
 //   dist/index.d.ts, dist/index.d.cts + dist/types/, dist/types-cjs/  declarations for import and for require
-//   dist/cli.mjs                    the command-line tool (when src/cli.ts exists)
+//   dist/cli.mjs                    the command-line tool (when src/cli/cli.ts exists)
 //   dist/simhash.{simd,scalar}.wasm the raw modules, for environments that load .wasm files themselves
 // No rollup plugins from npm: the few file copies are small inline plugins below.
 import fs from 'node:fs';
@@ -132,7 +132,7 @@ function sharedLibrary() {
         const taken = chunk.importedBindings['./index.mjs'] ?? [];
         const missing = taken.filter((name) => !library.exports.has(name));
         if (missing.length > 0) {
-          this.error(`src/cli.ts imports ${missing.join(', ')} from library modules, but src/index.ts does not export them under those names`);
+          this.error(`src/cli/cli.ts imports ${missing.join(', ')} from library modules, but src/index.ts does not export them under those names`);
         }
       }
     },
@@ -154,9 +154,9 @@ const configs = [
 
 // The CLI is written alongside the library; build it once its source exists (configs build in order, so the
 // library's record is complete when the CLI is resolved).
-if (fs.existsSync(`${ESM}/cli.js`)) {
+if (fs.existsSync(`${ESM}/cli/cli.js`)) {
   configs.push({
-    input: `${ESM}/cli.js`,
+    input: `${ESM}/cli/cli.js`,
     onwarn,
     external,
     makeAbsoluteExternalsRelative: false,

@@ -1,6 +1,6 @@
 // Batch entry points that turn documents into fingerprints: tokenize, hash each feature, reduce.
 // Every entry takes raw pointers into linear memory laid out by src/wasm.ts; nothing here allocates.
-import { SEED_HIGH } from "./common";
+import { SEED_HIGH } from "./xxh64";
 import { xxh3 } from "./xxh3";
 import { beginDocument, addUnit, addWeighted, endDocument } from "./reducer";
 import {

@@ -4,7 +4,7 @@
 // SWAR or a byte loop without), and token boundaries are read off the mask with ctz, so the per-byte work has
 // no data-dependent branches. Words: a block of pure ASCII is case-folded 64 bytes at a time into `scratch`;
 // a block with any non-ASCII byte goes through the code-point path (decode, classify, fold, encode).
-import { SEED_HIGH } from "./common";
+import { SEED_HIGH } from "./xxh64";
 import { xxh3 } from "./xxh3";
 import { addUnit } from "./reducer";
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from "./unicode";

@@ -5,7 +5,7 @@
 // Alone: `npx tsx bench/dedup.bench.ts`.
 import fs from 'node:fs';
 import { dedup, findNearDuplicates, init, loadedBuild, selfPairsWithinDistance, type NearDuplicatePairs } from '../src/index.js';
-import { planJoin } from '../src/join-plan.js';
+import { planJoin } from '../src/dedup/join-plan.js';
 import { randomWords } from './corpus.js';
 
 interface BenchRow {

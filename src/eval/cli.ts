@@ -3,10 +3,10 @@
 // verification, and short documents; optionally writes the precision/recall-vs-k plot of the focus configuration.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { init } from '../wasm.js';
-import type { Bits, TokenizerName } from '../options.js';
+import { init } from '../runtime/wasm.js';
+import type { Bits, TokenizerName } from '../fingerprint/options.js';
 import type { CurvePoint } from './metrics.js';
-import { createVerifier } from '../verify.js';
+import { createVerifier } from '../dedup/shingle-jaccard.js';
 import { lineChart, type Series } from './plot.js';
 import {
   configLabel,

@@ -1,7 +1,7 @@
 // Exact ground truth: every pair of documents whose word-shingle sets have Jaccard similarity >= a threshold,
 // found without comparing all pairs (an all-pairs set-similarity join with prefix and size filtering) and then
 // verified exactly. Shingles are interned to integers, so nothing here is approximate.
-import { jaccardSorted, shingles } from '../verify.js';
+import { jaccardSorted, shingles } from '../dedup/shingle-jaccard.js';
 
 /** A similar pair, a < b, with its exact Jaccard similarity. */
 export interface SimilarPair {

@@ -1,8 +1,8 @@
 // Runs the evaluation: ground truth once per corpus, then for each fingerprint configuration the precision/recall
 // curve over k, SimHash plus verification, and the effect of short documents. Returns numbers; cli.ts prints them.
-import { createSimHasher } from '../fingerprint.js';
-import type { Bits, Normalization, Preset, TokenizerName } from '../options.js';
-import { words, type Verifier, type VerifierOptions } from '../verify.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
+import type { Bits, Normalization, Preset, TokenizerName } from '../fingerprint/options.js';
+import { words, type Verifier, type VerifierOptions } from '../dedup/shingle-jaccard.js';
 import { shingleSets, similarPairs, type SimilarPair } from './ground-truth.js';
 import { pairsWithinFast, type HammingPairs } from './hamming-join.js';
 import { bestPoint, curve, makeTruth, pairKey, smallestKWithRecall, type CurvePoint, type Truth } from './metrics.js';

@@ -1,0 +1,21 @@
+// The module's exports: thin re-exports of each concern. Built twice (scalar and SIMD) from the same source.
+import { setupReducer } from "./reducer";
+export { setDrainInterval } from "./reducer";
+import { setupTokenizers } from "./tokenize";
+
+export { fingerprintTexts, fingerprintFeatures, fingerprintHashes, hashFeatures } from "./fingerprint";
+export { javaTexts, javaFeatures } from "./presets/java";
+export { pythonTexts, pythonFeatures, md5Digests } from "./presets/python";
+export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from "./join";
+export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from "./fingerprint-index";
+export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs } from "./hamming";
+
+/** First free byte after static data: src/memory.ts allocates from here. */
+export function heapBase(): usize {
+  return __heap_base;
+}
+
+export function setup(): void {
+  setupReducer();
+  setupTokenizers();
+}

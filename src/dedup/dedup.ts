@@ -1,0 +1,290 @@
+// Corpus dedup: every pair of fingerprints within Hamming distance k (findNearDuplicates), clusters of them
+// (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
+// sorted permuted tables planned by join-plan.ts; threads: 2 splits the tables between this thread and a worker.
+import { type SimHashOptions, show } from '../fingerprint/options.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
+import { type VerifyOptions, checkVerifyOptions, dropFeaturelessPairs, verifyPairs } from './verify-pairs.js';
+import { wasm } from '../runtime/wasm.js';
+import { type JoinPlan, planJoin } from './join-plan.js';
+import { type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
+import { joinInWorker, joinWorker } from './join-worker.js';
+
+export type { JoinPlan } from './join-plan.js';
+export type { NearDuplicatePairs } from './join.js';
+export type { VerifyOptions } from './verify-pairs.js';
+
+export interface FindNearDuplicatesOptions {
+  /** Largest Hamming distance reported (pairs with distance ≤ k). */
+  k: number;
+  /** Fingerprint width: 64 (one word each, default) or 128 (two words each, low word first). */
+  bits?: 64 | 128;
+  /** 2 splits the join's tables between two worker threads (Node); the call then returns a Promise. */
+  threads?: 1 | 2;
+}
+
+const KNOWN = new Set(['k', 'bits', 'threads']);
+
+export interface CheckedJoinOptions {
+  k: number;
+  bits: 64 | 128;
+  threads: 1 | 2;
+  n: number;
+}
+
+export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOptions {
+  if (!(fps instanceof BigUint64Array)) throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fps)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`options must be an object with k, got ${show(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  }
+  const o = options as Partial<FindNearDuplicatesOptions>;
+  const bits = o.bits ?? 64;
+  if (bits !== 64 && bits !== 128) {
+    throw new (typeof bits === 'number' ? RangeError : TypeError)(`bits must be 64 or 128, got ${show(bits)}`);
+  }
+  const k = o.k;
+  if (typeof k !== 'number') throw new TypeError(`k must be a number, got ${show(k)}`);
+  if (!Number.isInteger(k) || k < 0 || k > bits) throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
+  const threads = o.threads ?? 1;
+  if (threads !== 1 && threads !== 2) {
+    throw new (typeof threads === 'number' ? RangeError : TypeError)(`threads must be 1 or 2, got ${show(threads)}`);
+  }
+  const words = bits / 64;
+  if (fps.length % words !== 0) throw new RangeError(`128-bit fingerprints need two words each, got ${fps.length} words`);
+  const n = fps.length / words;
+  if (n > 0xffffffff) throw new RangeError(`at most 2^32 - 1 fingerprints, got ${n}`);
+  return { k, bits, threads, n };
+}
+
+/**
+ * Every pair of fingerprints within Hamming distance k (≤ k), each once with a < b, exact duplicates included,
+ * ordered by (a, b). With `threads: 2` the result comes as a Promise.
+ */
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions & { threads: 2 }): Promise<NearDuplicatePairs>;
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions & { threads?: 1 }): NearDuplicatePairs;
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): NearDuplicatePairs | Promise<NearDuplicatePairs>;
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): NearDuplicatePairs | Promise<NearDuplicatePairs> {
+  const { k, bits, threads, n } = checkJoinArgs(fps, options);
+  const plan = planJoin(n, k, bits);
+  // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
+  if (threads === 2 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST) return findInTwoThreads(fps, plan, n);
+  const pairs = findWithPlan(fps, plan);
+  return threads === 2 ? Promise.resolve(pairs) : pairs;
+}
+
+/** Planned cost (join-plan.ts units, ≈ ns) below which threads: 2 runs on one thread. */
+const MIN_THREADED_COST = 20e6;
+
+/** Half the tables in a worker, half here at the same time; the pairs are merged and sorted here. */
+export async function findInTwoThreads(fps: BigUint64Array, plan: JoinPlan, n: number): Promise<NearDuplicatePairs> {
+  const w = await joinWorker();
+  const rt = wasm();
+  const theirs = plan.tables.map((_, t) => t).filter((t) => t % 2 === 1);
+  const mine = plan.tables.map((_, t) => t).filter((t) => t % 2 === 0);
+  // Posted before this thread starts its own share, so both run at once.
+  const job = joinInWorker(w, fps, plan, theirs, rt.build);
+  let own: BigUint64Array;
+  try {
+    const { ptr, count } = walkTables(rt, fps, plan, mine);
+    // Copied out: while this call awaits the worker, other calls may reuse the regions.
+    own = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
+  } catch (error) {
+    await job.catch(() => undefined);
+    throw error;
+  }
+  return mergePairKeys(rt, fps, plan, n, [own, await job]);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clusters
+
+export type ClusterMode = 'connected' | 'centre';
+
+export interface ClusterOptions {
+  /**
+   * 'connected' (default): connected components of the pair graph. Near-duplicate relations chain: if A~B and
+   * B~C, A, B and C form one cluster even when A and C are far apart, so a cluster's diameter is unbounded.
+   * 'centre': documents are visited in index order; each one not yet in a cluster becomes a centre and takes
+   * every unclustered document paired with it. Every member is then within k of its centre (within 2k of each
+   * other), nothing chains, but a document may sit in a different cluster from some of its near-duplicates.
+   */
+  mode?: ClusterMode;
+}
+
+export interface Clusters {
+  /** For each document, the index of its cluster's representative (the lowest index, or the centre). */
+  clusterOf: Uint32Array;
+  /** Number of clusters, documents alone included. */
+  count: number;
+}
+
+export interface PairList {
+  a: Uint32Array;
+  b: Uint32Array;
+}
+
+function checkPairs(n: unknown, pairs: unknown): { n: number; a: Uint32Array; b: Uint32Array } {
+  if (typeof n !== 'number') throw new TypeError(`n must be a number, got ${show(n)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`n must be an integer from 0 to 2^32 - 1, got ${show(n)}`);
+  if (pairs === null || typeof pairs !== 'object') throw new TypeError(`pairs must be an object with a and b, got ${show(pairs)}`);
+  const { a, b } = pairs as Partial<PairList>;
+  if (!(a instanceof Uint32Array)) throw new TypeError(`pairs.a must be a Uint32Array, got ${show(a)}`);
+  if (!(b instanceof Uint32Array)) throw new TypeError(`pairs.b must be a Uint32Array, got ${show(b)}`);
+  if (a.length !== b.length) throw new RangeError(`pairs.a and pairs.b must have the same length, got ${a.length} and ${b.length}`);
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]! >= n || b[i]! >= n) throw new RangeError(`pair ${i} (${a[i]}, ${b[i]}) is out of range for ${n} documents`);
+  }
+  return { n, a, b };
+}
+
+/** Groups n documents by their near-duplicate pairs; see ClusterOptions.mode for the two ways. */
+export function clusters(n: number, pairs: PairList, options: ClusterOptions = {}): Clusters {
+  const checked = checkPairs(n, pairs);
+  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${show(options)}`);
+  for (const key of Object.keys(options)) if (key !== 'mode') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  const mode = options.mode ?? 'connected';
+  if (mode === 'connected') return connected(checked.n, checked.a, checked.b);
+  if (mode === 'centre') return centred(checked.n, checked.a, checked.b);
+  throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
+}
+
+function connected(n: number, a: Uint32Array, b: Uint32Array): Clusters {
+  // Union-find whose root is always the lowest index: the smaller root adopts the larger one.
+  const parent = new Uint32Array(n);
+  for (let i = 0; i < n; i++) parent[i] = i;
+  const find = (x: number): number => {
+    while (parent[x] !== x) {
+      const up = parent[parent[x]!]!;
+      parent[x] = up; // path halving
+      x = up;
+    }
+    return x;
+  };
+  for (let i = 0; i < a.length; i++) {
+    const ra = find(a[i]!);
+    const rb = find(b[i]!);
+    if (ra < rb) parent[rb] = ra;
+    else if (rb < ra) parent[ra] = rb;
+  }
+  let count = 0;
+  // Ascending order: a parent's index is below its child's, so parent[parent[i]] is already final.
+  for (let i = 0; i < n; i++) {
+    if (parent[i] === i) count++;
+    else parent[i] = parent[parent[i]!]!;
+  }
+  return { clusterOf: parent, count };
+}
+
+function centred(n: number, a: Uint32Array, b: Uint32Array): Clusters {
+  // Neighbours above each document (compressed rows): a document's lower neighbours were all visited before it.
+  const start = new Uint32Array(n + 1);
+  for (let i = 0; i < a.length; i++) start[Math.min(a[i]!, b[i]!) + 1]!++;
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, n);
+  const above = new Uint32Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const lo = Math.min(a[i]!, b[i]!);
+    above[fill[lo]!++] = Math.max(a[i]!, b[i]!);
+  }
+  const NONE = 0xffffffff;
+  const clusterOf = new Uint32Array(n).fill(NONE);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    if (clusterOf[i] !== NONE) continue;
+    clusterOf[i] = i;
+    count++;
+    for (let e = start[i]!; e < start[i + 1]!; e++) {
+      const j = above[e]!;
+      if (clusterOf[j] === NONE) clusterOf[j] = i;
+    }
+  }
+  // A self-pair (a === b) must not leave a document unassigned: it is handled above since clusterOf[i] = i first.
+  return { clusterOf, count };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The pipeline
+
+export interface DedupOptions extends SimHashOptions {
+  /**
+   * Largest Hamming distance of candidate pairs. Default: 12 at 64 bits and 21 at 128 bits when pairs are
+   * verified (the default), 3 and 6 when they are not (README, "Quality").
+   */
+  k?: number;
+  /** Fingerprint width for dedup: 64 (default) or 128. */
+  bits?: 64 | 128;
+  /** Cluster mode (default 'connected'). */
+  mode?: ClusterMode;
+  /**
+   * Verification of candidate pairs by word-shingle Jaccard on the texts (default `{ threshold: 0.6, width: 3 }`);
+   * `false` keeps every pair within k (plain SimHash).
+   */
+  verify?: VerifyOptions | false;
+}
+
+export interface DedupTimings {
+  /** Milliseconds spent tokenizing and hashing, joining, verifying and clustering. */
+  hash: number;
+  join: number;
+  verify: number;
+  cluster: number;
+  total: number;
+}
+
+export interface DedupResult {
+  fingerprints: BigUint64Array;
+  /** Features per document (0: no features, fingerprint 0). */
+  featureCounts: Float64Array;
+  /** For each document, the index of its cluster's representative (the lowest index; a document alone is its own). */
+  clusterOf: Uint32Array;
+  /** The near-duplicate pairs (a < b) with their Hamming distances, after verification. */
+  pairs: NearDuplicatePairs;
+  /** How many pairs within k the join found, before verification. */
+  candidates: number;
+  clusterCount: number;
+  /** The k and verification used (defaults filled in). */
+  k: number;
+  verify: Required<VerifyOptions> | false;
+  timings: DedupTimings;
+}
+
+/** The default k of dedup for a width and whether pairs are verified. */
+export function defaultDedupK(bits: 64 | 128, verified: boolean): number {
+  if (verified) return bits === 128 ? 21 : 12;
+  return bits === 128 ? 6 : 3;
+}
+
+/** Texts → fingerprints (simhashMany) → pairs within k → verified pairs → clusters. */
+export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOptions = {}): DedupResult {
+  if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  }
+  const { k: kOption, mode = 'connected', verify: verifyOption = {}, ...hashOptions } = options;
+  const bits = hashOptions.bits ?? 64;
+  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
+  const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
+  // Checked before any hashing, so a bad k fails fast.
+  checkJoinArgs(new BigUint64Array(0), { k, bits });
+  if (mode !== 'connected' && mode !== 'centre') throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i];
+    if (typeof t !== 'string' && !(t instanceof Uint8Array)) throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
+  }
+  const hasher = createSimHasher({ ...hashOptions, bits });
+  const t0 = performance.now();
+  const { fingerprints, featureCounts } = hasher.hashManyDetailed(texts);
+  const t1 = performance.now();
+  const found = findNearDuplicates(fingerprints, { k, bits });
+  const t2 = performance.now();
+  const pairs = verify ? verifyPairs(texts, found, verify) : dropFeaturelessPairs(texts, found, featureCounts);
+  const t3 = performance.now();
+  const { clusterOf, count } = clusters(texts.length, pairs, { mode });
+  const t4 = performance.now();
+  return {
+    fingerprints, featureCounts, clusterOf, pairs, candidates: found.a.length, clusterCount: count, k, verify,
+    timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
+  };
+}

@@ -1,0 +1,184 @@
+// The binary format of a FingerprintIndex (little-endian). Only the live data is stored — options, ids and
+// fingerprints — not the tables: loading re-plans for the loading build and rebuilds them, so a file never
+// depends on a layout version and a damaged file can never point a kernel outside its memory.
+//
+//   offset  size  field
+//   0       4     magic "SHFI"
+//   4       2     format version (1)
+//   6       2     flags (0)
+//   8       8     total length in bytes, checksum included
+//   16      1     bits (64 or 128)
+//   17      1     maxDistance
+//   18      1     id kind (1 u32 numbers, 2 strings)
+//   19      1     layout (0 planned, 1 linear, 2 forced tables)
+//   20      1     layout blocks     21  1  layout leading blocks
+//   22      1     directory bits (255: planned)     23  1  tail bits (0: planned)
+//   24      8     bytesPerFingerprint budget (f64; 0: default)
+//   32      4     count N
+//   36      2     spec id length L, then L bytes of SPEC_ID (ASCII), zero padding to a multiple of 8
+//   ...           N fingerprints (1 or 2 u64 words each, low word first), ascending by id key
+//   ...           ids: N u32 (ascending), or N strings (u32 UTF-8 length + bytes)
+//   end − 8 8     XXH64 (seed 0) of every byte before it
+import { SPEC_ID } from '../fingerprint/spec.js';
+import type { IndexBits, IndexLayout } from './planner.js';
+import { show } from '../fingerprint/options.js';
+
+export const FORMAT_VERSION = 1;
+const MAGIC = [0x53, 0x48, 0x46, 0x49]; // "SHFI"
+const FIXED = 38;
+
+export interface IndexData {
+  readonly bits: IndexBits;
+  readonly maxDistance: number;
+  readonly layout: IndexLayout | undefined;
+  readonly bytesPerFingerprint: number | undefined;
+  readonly idKind: 'number' | 'string';
+  readonly ids: Uint32Array | ReadonlyArray<string | number>;
+  readonly fingerprints: BigUint64Array;
+}
+
+export type Checksum = (bytes: Uint8Array) => bigint;
+
+function pad8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
+
+export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
+  const encoder = new TextEncoder();
+  const n = data.ids.length;
+  const spec = encoder.encode(SPEC_ID);
+  const head = pad8(FIXED + spec.length);
+  const fpBytes = data.fingerprints.length * 8;
+  let idBytes: Uint8Array;
+  if (data.idKind === 'number') {
+    idBytes = new Uint8Array(Uint32Array.from(data.ids as ArrayLike<number>).buffer);
+  } else {
+    const parts = (data.ids as readonly string[]).map((s) => encoder.encode(s));
+    idBytes = new Uint8Array(parts.reduce((a, p) => a + 4 + p.length, 0));
+    const view = new DataView(idBytes.buffer);
+    let at = 0;
+    for (const p of parts) {
+      view.setUint32(at, p.length, true);
+      idBytes.set(p, at + 4);
+      at += 4 + p.length;
+    }
+  }
+  const total = head + fpBytes + idBytes.length + 8;
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  out.set(MAGIC, 0);
+  view.setUint16(4, FORMAT_VERSION, true);
+  view.setUint16(6, 0, true);
+  view.setBigUint64(8, BigInt(total), true);
+  view.setUint8(16, data.bits);
+  view.setUint8(17, data.maxDistance);
+  view.setUint8(18, data.idKind === 'number' ? 1 : 2);
+  const layout = data.layout;
+  if (layout === undefined) view.setUint8(19, 0);
+  else if (layout === 'linear') view.setUint8(19, 1);
+  else {
+    view.setUint8(19, 2);
+    view.setUint8(20, layout.blocks);
+    view.setUint8(21, layout.leading);
+    view.setUint8(22, layout.directoryBits ?? 255);
+    view.setUint8(23, layout.tailBits ?? 0);
+  }
+  view.setFloat64(24, data.bytesPerFingerprint ?? 0, true);
+  view.setUint32(32, n, true);
+  view.setUint16(36, spec.length, true);
+  out.set(spec, FIXED);
+  out.set(new Uint8Array(data.fingerprints.buffer, data.fingerprints.byteOffset, fpBytes), head);
+  out.set(idBytes, head + fpBytes);
+  view.setBigUint64(total - 8, checksum(out.subarray(0, total - 8)), true);
+  return out;
+}
+
+function invalid(reason: string): RangeError {
+  return new RangeError(`invalid index bytes: ${reason}`);
+}
+
+/** Decodes and checks everything; throws RangeError ("invalid index bytes: …") on any inconsistency. */
+export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${show(bytes)}`);
+  if (bytes.length < 16) throw invalid(`truncated: ${bytes.length} bytes is shorter than the header`);
+  for (let i = 0; i < 4; i++) {
+    if (bytes[i] !== MAGIC[i]) throw invalid('not a simhash-wasm index (bad magic)');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint16(4, true);
+  if (version !== FORMAT_VERSION) throw invalid(`format version ${version} is not supported (this build reads version ${FORMAT_VERSION})`);
+  const total = view.getBigUint64(8, true);
+  if (total > BigInt(bytes.length)) throw invalid(`truncated: the header announces ${total} bytes, got ${bytes.length}`);
+  if (total < BigInt(bytes.length)) throw invalid(`${BigInt(bytes.length) - total} unexpected bytes after the end (${total} bytes announced)`);
+  if (bytes.length < FIXED + 8) throw invalid(`truncated: ${bytes.length} bytes is shorter than the header`);
+  const stored = view.getBigUint64(bytes.length - 8, true);
+  if (checksum(bytes.subarray(0, bytes.length - 8)) !== stored) throw invalid('checksum mismatch (the bytes were altered or damaged)');
+  // The checksum matched: what follows guards against files written by something else than serialize().
+  if (view.getUint16(6, true) !== 0) throw invalid(`unknown flags ${view.getUint16(6, true)}`);
+  const bits = view.getUint8(16);
+  if (bits !== 64 && bits !== 128) throw invalid(`bits ${bits} is not 64 or 128`);
+  const maxDistance = view.getUint8(17);
+  if (maxDistance > bits) throw invalid(`maxDistance ${maxDistance} exceeds ${bits} bits`);
+  const kindByte = view.getUint8(18);
+  if (kindByte !== 1 && kindByte !== 2) throw invalid(`unknown id kind ${kindByte}`);
+  const layoutByte = view.getUint8(19);
+  let layout: IndexLayout | undefined;
+  if (layoutByte === 1) layout = 'linear';
+  else if (layoutByte === 2) {
+    const d = view.getUint8(22);
+    const t = view.getUint8(23);
+    layout = {
+      blocks: view.getUint8(20),
+      leading: view.getUint8(21),
+      ...(d !== 255 ? { directoryBits: d } : {}),
+      ...(t !== 0 ? { tailBits: t as 16 | 32 } : {}),
+    };
+  } else if (layoutByte !== 0) throw invalid(`unknown layout ${layoutByte}`);
+  const budget = view.getFloat64(24, true);
+  const n = view.getUint32(32, true);
+  const specLength = view.getUint16(36, true);
+  const head = pad8(FIXED + specLength);
+  if (head > bytes.length - 8) throw invalid('spec id runs past the end');
+  const spec = new TextDecoder().decode(bytes.subarray(FIXED, FIXED + specLength));
+  if (spec !== SPEC_ID) throw invalid(`the index was written for fingerprint spec ${show(spec)}, this build implements ${show(SPEC_ID)}`);
+  const words = bits / 64;
+  const fpEnd = head + n * words * 8;
+  if (fpEnd > bytes.length - 8) throw invalid(`${n} fingerprints run past the end`);
+  const fingerprints = new BigUint64Array(n * words);
+  new Uint8Array(fingerprints.buffer).set(bytes.subarray(head, fpEnd));
+  let ids: Uint32Array | string[];
+  let end: number;
+  if (kindByte === 1) {
+    end = fpEnd + n * 4;
+    if (end > bytes.length - 8) throw invalid(`${n} ids run past the end`);
+    ids = new Uint32Array(n);
+    new Uint8Array(ids.buffer).set(bytes.subarray(fpEnd, end));
+    for (let i = 1; i < n; i++) if (ids[i]! <= ids[i - 1]!) throw invalid(`ids are not strictly ascending at ${i}`);
+  } else {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    ids = new Array<string>(n);
+    let at = fpEnd;
+    for (let i = 0; i < n; i++) {
+      if (at + 4 > bytes.length - 8) throw invalid(`string id ${i} runs past the end`);
+      const len = view.getUint32(at, true);
+      if (at + 4 + len > bytes.length - 8) throw invalid(`string id ${i} runs past the end`);
+      try {
+        ids[i] = decoder.decode(bytes.subarray(at + 4, at + 4 + len));
+      } catch {
+        throw invalid(`string id ${i} is not valid UTF-8`);
+      }
+      at += 4 + len;
+    }
+    end = at;
+  }
+  if (end !== bytes.length - 8) throw invalid(`${bytes.length - 8 - end} unexpected bytes before the checksum`);
+  return {
+    bits,
+    maxDistance,
+    layout,
+    bytesPerFingerprint: budget === 0 ? undefined : budget,
+    idKind: kindByte === 1 ? 'number' : 'string',
+    ids,
+    fingerprints,
+  };
+}

@@ -1,0 +1,171 @@
+// The CLI as users run it: a subprocess on a temporary directory, asserting stdout, stderr and exit codes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hammingDistance, simhash, toHex } from '../../src/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = path.join(root, 'src/cli/cli.ts');
+
+function run(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { cwd: root, input, encoding: 'utf8', timeout: 120_000 });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon'.split(' ');
+function text(seed: number, n = 300): string {
+  let x = seed;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    out.push(words[x % words.length]!);
+  }
+  return out.join(' ');
+}
+
+// The CLI loads the default (SIMD where available) build itself; running these once is enough.
+describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () => {
+  let dir: string;
+  const base = text(1);
+  const variant = base.replace(/^(\S+ \S+ \S+) \S+/, '$1 changed');
+  const other = text(2);
+  const K = 12;
+
+  beforeAll(() => {
+    // The planted documents must be near (≤ K) and far (> K) for the assertions below to mean anything.
+    expect(hammingDistance(simhash(base), simhash(variant))).toBeLessThanOrEqual(K);
+    expect(hammingDistance(simhash(base), simhash(other))).toBeGreaterThan(K);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-cli-'));
+    fs.mkdirSync(path.join(dir, 'docs/sub'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'docs/a.txt'), base);
+    fs.writeFileSync(path.join(dir, 'docs/b.txt'), variant);
+    fs.writeFileSync(path.join(dir, 'docs/c.txt'), other);
+    fs.writeFileSync(path.join(dir, 'docs/sub/d.txt'), base);
+    fs.writeFileSync(
+      path.join(dir, 'corpus.jsonl'),
+      [
+        JSON.stringify({ id: 'one', body: base }),
+        JSON.stringify({ id: 'two', body: other }),
+        '{"id": "broken", "body": ',
+        JSON.stringify({ id: 'nobody' }),
+        '',
+        JSON.stringify({ id: 'three', body: variant }),
+      ].join('\n') + '\n',
+    );
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('prints help for the tool and every command', () => {
+    for (const args of [['--help'], ['dedup', '--help'], ['hash', '--help'], ['help', 'dedup']]) {
+      const r = run(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: simhash-wasm/);
+    }
+    expect(run(['dedup', '--help']).stdout).toMatch(/--k N/);
+    expect(run(['hash', '--help']).stdout).toMatch(/one fingerprint per document/);
+  });
+
+  it('exits 2 on usage errors', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [[], /Usage: simhash-wasm <command>/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+      [['dedup', '--nope'], /Unknown option '--nope'/],
+      [['dedup', '--k', 'x'], /--k must be an integer from 0 to 64, got "x"/],
+      [['dedup', '--k', '65'], /--k must be an integer/],
+      [['dedup', '--format', 'xml'], /--format must be one of jsonl, csv/],
+      [['dedup', '--field', 'body', 'x'], /--field needs --jsonl/],
+      [['hash', '--bits', '32'], /--bits must be one of 64, 128/],
+      [['dedup', '--sample', 'extra'], /give no inputs/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout + r.stderr, args.join(' ')).toMatch(message);
+    }
+  });
+
+  it('dedups a directory recursively: JSON Lines and CSV', () => {
+    const docs = path.join(dir, 'docs');
+    const r = run(['dedup', '--k', String(K), docs]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { cluster: path.join(docs, 'a.txt'), size: 3, members: [path.join(docs, 'a.txt'), path.join(docs, 'b.txt'), path.join(docs, 'sub/d.txt')] },
+    ]);
+    const all = run(['dedup', '--k', String(K), '--all', docs]).stdout.trim().split('\n');
+    expect(all).toHaveLength(2);
+    const csv = run(['dedup', '--k', String(K), '--format', 'csv', docs]);
+    expect(csv.stdout.trim().split('\n')).toEqual([
+      'document,cluster,size',
+      `${path.join(docs, 'a.txt')},${path.join(docs, 'a.txt')},3`,
+      `${path.join(docs, 'b.txt')},${path.join(docs, 'a.txt')},3`,
+      `${path.join(docs, 'sub/d.txt')},${path.join(docs, 'a.txt')},3`,
+    ]);
+    // Exact duplicates only at k = 0; pairs as JSON Lines.
+    const exact = run(['dedup', '--k', '0', '--pairs', docs]);
+    expect(exact.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0 },
+    ]);
+  });
+
+  it('reads JSON Lines, reports bad lines with file and line, and stops on them with --strict', () => {
+    const file = path.join(dir, 'corpus.jsonl');
+    const r = run(['dedup', '--jsonl', '--field', 'body', '--k', String(K), file]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ cluster: 'one', size: 2, members: ['one', 'three'] });
+    expect(r.stderr).toContain(`${file}:3: invalid JSON`);
+    expect(r.stderr).toContain(`${file}:4: field "body" is missing`);
+    const strict = run(['dedup', '--jsonl', '--field', 'body', '--strict', file]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe('');
+    expect(strict.stderr).toContain(`${file}:3: invalid JSON`);
+  });
+
+  it('reports unreadable files and skips them, or fails with --strict', () => {
+    const missing = path.join(dir, 'missing.txt');
+    const r = run(['hash', path.join(dir, 'docs/a.txt'), missing]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`${missing}: cannot read (ENOENT)`);
+    const strict = run(['hash', '--strict', path.join(dir, 'docs/a.txt'), missing]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain(`${missing}: cannot read (ENOENT)`);
+  });
+
+  it('hash prints the library fingerprint of each input, from files and stdin', () => {
+    const a = path.join(dir, 'docs/a.txt');
+    const c = path.join(dir, 'docs/c.txt');
+    const r = run(['hash', a, c]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${toHex(simhash(base))}\t${a}\n${toHex(simhash(other))}\t${c}\n`);
+    const stdin = run(['hash', '--bits', '128', '--tokenizer', 'words'], 'hello near duplicate world');
+    expect(stdin.stdout).toBe(`${toHex(simhash('hello near duplicate world', { bits: 128, tokenizer: 'words' }), 128)}\t-\n`);
+    const lines = run(['hash', '--lines', '--format', 'jsonl', '-'], 'first line\n\nsecond line\n');
+    expect(lines.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { id: '-:1', fingerprint: toHex(simhash('first line')) },
+      { id: '-:3', fingerprint: toHex(simhash('second line')) },
+    ]);
+  });
+
+  it('dedup reads JSON Lines from stdin', () => {
+    const input = [base, other, base].map((t, i) => JSON.stringify({ id: `doc${i}`, text: t })).join('\n');
+    const r = run(['dedup', '--jsonl', '--k', '0'], input);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ cluster: 'doc0', size: 2, members: ['doc0', 'doc2'] });
+  });
+
+  it('--sample summarises the bundled sample', () => {
+    const count = fs.readFileSync(path.join(root, 'data/sample/licenses.jsonl'), 'utf8').trim().split('\n').length;
+    const r = run(['dedup', '--sample']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${count} documents`);
+    expect(r.stdout).toMatch(/\d+ near-duplicate pairs; \d+ clusters of 2 or more/);
+    expect(r.stdout).toMatch(/Largest clusters:\n +\d+ documents, e\.g\. \S+/);
+    expect(r.stdout).toMatch(/Time: read \d+ ms, hash .* total /);
+  });
+});

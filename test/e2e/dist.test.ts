@@ -1,0 +1,232 @@
+// Smoke tests of the published package: `npm pack` the built dist/, install the tarball into a fresh project
+// (offline: the package has no runtime dependencies) and use it the way users do: `import`, `require`, the
+// TypeScript declarations under "moduleResolution": "NodeNext", the raw .wasm exports and the CLI binary.
+// Needs `npm run build` first; runs when SIMHASH_E2E is set, once (in the simd project).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simhashMany, toHex } from '../../src/index.js';
+import { dedup } from '../../src/dedup/dedup.js';
+import { SCALAR_WASM, SIMD_WASM } from '../../src/runtime/wasm-binary.js';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+const E2E = Boolean(process.env.SIMHASH_E2E);
+const ONCE = process.env.SIMHASH_BUILD !== 'scalar';
+const title = !E2E
+  ? 'packaged dist (skipped: set SIMHASH_E2E=1 after `npm run build` to run)'
+  : !ONCE
+    ? 'packaged dist (skipped in the scalar project: runs once, in the simd project)'
+    : 'packaged dist';
+
+/** Inputs covering ASCII, multi-byte UTF-8, empty text, bytes and repeated documents. */
+const TEXTS = [
+  'the quick brown fox jumps over the lazy dog',
+  'the quick brown fox jumped over the lazy dog',
+  'Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich 🥊',
+  '',
+  'a',
+  'lorem ipsum dolor sit amet '.repeat(200),
+];
+const DEDUP_K = 12;
+const OPTIONS = [{}, { bits: 128 }, { bits: 32, tokenizer: 'words' }, { tokenizer: 'ngrams', width: 3 }] as const;
+
+/** What the consumer scripts print: hex fingerprints for every TEXTS × OPTIONS, plus facts about the module. */
+function consumerBody(): string {
+  return `
+  const texts = ${JSON.stringify(TEXTS)};
+  const options = ${JSON.stringify(OPTIONS)};
+  const build = process.argv[2];
+  await lib.init({ build });
+  const out = {
+    build: lib.loadedBuild(),
+    spec: lib.SPEC_ID,
+    exports: Object.keys(lib).filter((k) => k !== 'default').sort(),
+    fingerprints: options.map((o) => {
+      const bits = o.bits ?? 64;
+      const fps = lib.simhashMany(texts, o);
+      const words = bits === 128 ? 2 : 1;
+      return texts.map((_, i) => lib.toHex(words === 2 ? (fps[2 * i + 1] << 64n) | fps[2 * i] : fps[i], bits));
+    }),
+    bytesEqualText: lib.simhash(new TextEncoder().encode(texts[0])) === lib.simhash(texts[0]),
+  };
+  if (typeof lib.dedup === 'function') {
+    const result = lib.dedup(texts, { k: ${DEDUP_K} });
+    out.dedup = { clusterOf: Array.from(result.clusterOf), pairs: Array.from(result.pairs.a, (a, i) => [a, result.pairs.b[i]]) };
+  }
+  console.log(JSON.stringify(out));`;
+}
+
+function expectedFingerprints(): string[][] {
+  return OPTIONS.map((o) => {
+    const bits = 'bits' in o ? o.bits : 64;
+    const fps = simhashMany(TEXTS, o);
+    return TEXTS.map((_, i) => toHex(bits === 128 ? (fps[2 * i + 1]! << 64n) | fps[2 * i]! : fps[i]!, bits));
+  });
+}
+
+if (!E2E && ONCE) console.warn('test/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
+
+describe.skipIf(!E2E || !ONCE)(title, () => {
+  let work: string;
+  let consumer: string;
+  let packedFiles: string[];
+
+  beforeAll(async () => {
+    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']) {
+      if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run build" before the SIMHASH_E2E tests`);
+    }
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-dist-'));
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
+    const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const tarball = path.join(work, info[0]!.filename);
+    packedFiles = info[0]!.files.map((f) => f.path);
+    consumer = path.join(work, 'consumer');
+    fs.mkdirSync(consumer);
+    fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '0.0.0' }));
+    await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: consumer });
+    fs.writeFileSync(path.join(consumer, 'esm.mjs'), `import * as lib from 'simhash-wasm';\n${consumerBody()}\n`);
+    fs.writeFileSync(
+      path.join(consumer, 'cjs.cjs'),
+      `const lib = require('simhash-wasm');\n(async () => {${consumerBody()}\n})().catch((e) => { console.error(e); process.exit(1); });\n`,
+    );
+  });
+
+  afterAll(() => {
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs only dist/ (plus package.json and docs), with both entries, declarations and the raw .wasm', () => {
+    for (const file of [
+      'package.json',
+      'dist/index.mjs',
+      'dist/index.cjs',
+      'dist/index.d.ts',
+      'dist/index.d.cts',
+      'dist/types/index.d.ts',
+      'dist/types-cjs/index.d.ts',
+      'dist/types-cjs/package.json',
+      'dist/simhash.simd.wasm',
+      'dist/simhash.scalar.wasm',
+    ]) {
+      expect(packedFiles).toContain(file);
+    }
+    const outside = packedFiles.filter((f) => !f.startsWith('dist/') && !/^(package\.json|README(\.md)?|LICENSE(\.md)?)$/i.test(f));
+    expect(outside).toEqual([]);
+    // The embedded base64 must not leak into the declarations (160 KB of literal types).
+    expect(packedFiles.some((f) => f.includes('wasm-binary'))).toBe(false);
+  });
+
+  for (const [kind, script] of [
+    ['import (ESM)', 'esm.mjs'],
+    ['require (CJS)', 'cjs.cjs'],
+  ] as const) {
+    for (const build of ['simd', 'scalar'] as const) {
+      it(`${kind} with the ${build} build gives the same fingerprints as the sources`, async () => {
+        const { stdout } = await run(process.execPath, [script, build], { cwd: consumer });
+        const out = JSON.parse(stdout) as {
+          build: string;
+          spec: string;
+          exports: string[];
+          fingerprints: string[][];
+          bytesEqualText: boolean;
+          dedup?: { clusterOf: number[]; pairs: number[][] };
+        };
+        expect(out.build).toBe(build);
+        expect(out.fingerprints).toEqual(expectedFingerprints());
+        expect(out.bytesEqualText).toBe(true);
+        for (const name of ['init', 'simhash', 'simhashMany', 'hammingDistance', 'toHex', 'SPEC_ID']) expect(out.exports).toContain(name);
+        expect(out.exports).toContain('dedup');
+        const expected = dedup(TEXTS, { k: DEDUP_K });
+        expect(out.dedup).toEqual({
+          clusterOf: Array.from(expected.clusterOf),
+          pairs: Array.from(expected.pairs.a, (a, i) => [a, expected.pairs.b[i]]),
+        });
+      });
+    }
+  }
+
+  it('ESM and CJS entries export the same names', async () => {
+    const [esm, cjs] = await Promise.all([run(process.execPath, ['esm.mjs', 'auto'], { cwd: consumer }), run(process.execPath, ['cjs.cjs', 'auto'], { cwd: consumer })]);
+    expect(JSON.parse(cjs.stdout).exports).toEqual(JSON.parse(esm.stdout).exports);
+  });
+
+  it('ships the raw .wasm modules through the exports map, identical to the embedded ones', async () => {
+    const embedded = { simd: Buffer.from(SIMD_WASM, 'base64'), scalar: Buffer.from(SCALAR_WASM, 'base64') };
+    const script = `
+      import fs from 'node:fs';
+      import { fileURLToPath } from 'node:url';
+      const out = {};
+      for (const build of ['simd', 'scalar']) {
+        const bytes = fs.readFileSync(fileURLToPath(import.meta.resolve('simhash-wasm/simhash.' + build + '.wasm')));
+        const module = await WebAssembly.compile(bytes);
+        out[build] = { base64: bytes.toString('base64'), exports: WebAssembly.Module.exports(module).map((e) => e.name).sort() };
+      }
+      console.log(JSON.stringify(out));`;
+    fs.writeFileSync(path.join(consumer, 'raw.mjs'), script);
+    const { stdout } = await run(process.execPath, ['raw.mjs'], { cwd: consumer });
+    const out = JSON.parse(stdout) as Record<string, { base64: string; exports: string[] }>;
+    for (const build of ['simd', 'scalar'] as const) {
+      expect(out[build]!.base64 === embedded[build].toString('base64')).toBe(true);
+      expect(out[build]!.exports).toContain('fingerprintTexts');
+      expect(out[build]!.exports).toContain('memory');
+    }
+  });
+
+  it('type-checks for import and for require under moduleResolution NodeNext', async () => {
+    const use = `
+      export async function main(): Promise<string> {
+        await lib.init({ build: 'auto' });
+        const fps: BigUint64Array = lib.simhashMany(['a b c', 'a b d']);
+        const d: number = lib.hammingDistance(fps[0]!, fps[1]!);
+        // @ts-expect-error: 65 is not a fingerprint width (proves the declarations are real, not any)
+        lib.simhash('x', { bits: 65 });
+        return lib.toHex(fps[0]!) + d;
+      }`;
+    fs.writeFileSync(path.join(consumer, 'use-import.mts'), `import * as lib from 'simhash-wasm';\n${use}\n`);
+    fs.writeFileSync(path.join(consumer, 'use-require.cts'), `import lib = require('simhash-wasm');\n${use}\n`);
+    fs.writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM'],
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          noEmit: true,
+          skipLibCheck: false, // check the package's own .d.ts files...
+          skipDefaultLibCheck: true, // ...but not TypeScript's lib files
+          types: [],
+        },
+        files: ['use-import.mts', 'use-require.cts'],
+      }),
+    );
+    const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+    const { stdout } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], { cwd: consumer, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout: string }) => error,
+    );
+    expect(stdout.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([]);
+    // Each entry point resolves to the declarations of its own module system.
+    expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.ts'/);
+    expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.cts'/);
+  });
+
+  it.runIf(fs.existsSync(path.join(root, 'src/cli/cli.ts')))('installs the simhash-wasm binary, which shares the library and hashes like it', async () => {
+    const bin = path.join(consumer, 'node_modules/.bin/simhash-wasm');
+    expect(fs.existsSync(bin)).toBe(true);
+    const help = await run(bin, ['--help'], { cwd: consumer });
+    expect(help.stdout).toContain('Usage: simhash-wasm');
+    // One copy of the library in the package: the CLI imports ./index.mjs instead of bundling its own.
+    const cli = fs.readFileSync(path.join(consumer, 'node_modules/simhash-wasm/dist/cli.mjs'), 'utf8');
+    expect(cli).toMatch(/from '\.\/index\.mjs'/);
+    expect(cli.length).toBeLessThan(100_000);
+    fs.writeFileSync(path.join(consumer, 'doc.txt'), TEXTS[2]!);
+    const hashed = await run(bin, ['hash', 'doc.txt'], { cwd: consumer });
+    expect(hashed.stdout.split('\t')[0]).toBe(expectedFingerprints()[0]![2]);
+  });
+});

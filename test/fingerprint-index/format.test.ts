@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { createXXHash64 } from 'hash-wasm';
+import { FingerprintIndex, SPEC_ID } from '../../src/index.js';
+import { xorshiftRng } from '../reference.js';
+
+const rng = xorshiftRng;
+
+function randomWords(r: () => number, n: number): BigUint64Array {
+  const out = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) out[i] = (BigInt(Math.floor(r() * 2 ** 32)) << 32n) | BigInt(Math.floor(r() * 2 ** 32));
+  return out;
+}
+
+function sample(bits: 64 | 128, strings: boolean, n = 200): { index: FingerprintIndex; fps: BigUint64Array } {
+  const r = rng(bits + (strings ? 1 : 0));
+  const index = new FingerprintIndex({ bits, maxDistance: 5, layout: { blocks: 6, leading: 1, tailBits: 32 } });
+  const fps = randomWords(r, n * (bits / 64));
+  const ids = Array.from({ length: n }, (_, i) => (strings ? `ü-${i}` : i * 11));
+  index.addMany(ids, fps);
+  return { index, fps };
+}
+
+/** XXH64 (seed 0) from an independent implementation. */
+async function xxh64(bytes: Uint8Array): Promise<bigint> {
+  const h = await createXXHash64(0, 0);
+  h.update(bytes);
+  return BigInt('0x' + h.digest('hex'));
+}
+
+describe('serialize / deserialize', () => {
+  it('round-trips numbers, strings, both widths and forced layouts', () => {
+    for (const bits of [64, 128] as const) {
+      for (const strings of [false, true]) {
+        const { index, fps } = sample(bits, strings);
+        index.remove(strings ? 'ü-3' : 33);
+        const bytes = index.serialize();
+        const back = FingerprintIndex.deserialize(bytes);
+        expect(back.size).toBe(index.size);
+        expect(back.bits).toBe(bits);
+        expect(back.maxDistance).toBe(5);
+        expect(back.explain()).toMatchObject({ forced: true, tailBits: 32 });
+        const words = bits / 64;
+        for (let i = 0; i < 200; i += 17) {
+          const q = words === 1 ? fps[i]! : fps[2 * i]! | (fps[2 * i + 1]! << 64n);
+          expect(back.query(q ^ 5n)).toEqual(index.query(q ^ 5n));
+        }
+        expect(back.serialize()).toEqual(bytes);
+        index.free();
+        back.free();
+      }
+    }
+  });
+
+  it('writes the spec id, the version and a standard XXH64 of the content', async () => {
+    const { index } = sample(64, false, 10);
+    const bytes = index.serialize();
+    expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('SHFI');
+    expect(new TextDecoder().decode(bytes.subarray(38, 38 + SPEC_ID.length))).toBe(SPEC_ID);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    expect(view.getUint16(4, true)).toBe(1);
+    expect(view.getBigUint64(bytes.length - 8, true)).toBe(await xxh64(bytes.subarray(0, bytes.length - 8)));
+    index.free();
+  });
+
+  it('rejects every truncation with a clear RangeError', () => {
+    const { index } = sample(64, true, 30);
+    const bytes = index.serialize();
+    for (let len = 0; len < bytes.length; len++) {
+      expect(() => FingerprintIndex.deserialize(bytes.slice(0, len)), `length ${len}`).toThrow(/invalid index bytes: (truncated|.*shorter|not a simhash)/);
+    }
+    const longer = new Uint8Array(bytes.length + 3);
+    longer.set(bytes);
+    expect(() => FingerprintIndex.deserialize(longer)).toThrow(/unexpected bytes/);
+    index.free();
+  });
+
+  it('rejects random bit flips (seeded fuzz) and never returns an index from altered bytes', () => {
+    const r = rng(2024);
+    for (const [bits, strings] of [[64, false], [128, true]] as const) {
+      const { index } = sample(bits, strings, 100);
+      const bytes = index.serialize();
+      for (let trial = 0; trial < 400; trial++) {
+        const bad = bytes.slice();
+        const flips = 1 + Math.floor(r() * 3);
+        for (let f = 0; f < flips; f++) {
+          const bit = Math.floor(r() * bad.length * 8);
+          bad[bit >> 3]! ^= 1 << (bit & 7);
+        }
+        let cut = bad;
+        if (r() < 0.2) cut = bad.slice(0, Math.floor(r() * bad.length));
+        expect(() => FingerprintIndex.deserialize(cut), `trial ${trial}`).toThrow(RangeError);
+      }
+      index.free();
+    }
+  });
+
+  it('rejects a valid checksum over foreign content: other spec, version, bad ids', async () => {
+    const { index } = sample(64, false, 5);
+    const bytes = index.serialize();
+    const reseal = async (b: Uint8Array): Promise<Uint8Array> => {
+      new DataView(b.buffer).setBigUint64(b.length - 8, await xxh64(b.subarray(0, b.length - 8)), true);
+      return b;
+    };
+    const otherSpec = bytes.slice();
+    otherSpec[38 + SPEC_ID.length - 1] = 0x39; // "…/9"
+    expect(() => FingerprintIndex.deserialize(otherSpec)).toThrow(/checksum/);
+    expect(() => FingerprintIndex.deserialize(otherSpec)).toThrow(RangeError);
+    const resealed = await reseal(otherSpec.slice());
+    expect(() => FingerprintIndex.deserialize(resealed)).toThrow(/spec/);
+    const version = bytes.slice();
+    version[4] = 2;
+    expect(() => FingerprintIndex.deserialize(version)).toThrow(/version 2 is not supported/);
+    // Ids must be strictly ascending: swap the first two.
+    const head = Math.ceil((38 + SPEC_ID.length) / 8) * 8;
+    const ids = bytes.slice();
+    const idsAt = head + 5 * 8;
+    const first = ids.slice(idsAt, idsAt + 4);
+    ids.copyWithin(idsAt, idsAt + 4, idsAt + 8);
+    ids.set(first, idsAt + 4);
+    expect(() => FingerprintIndex.deserialize(ids)).toThrow(/checksum/);
+    const resealedIds = await reseal(ids);
+    expect(() => FingerprintIndex.deserialize(resealedIds)).toThrow(/ascending/);
+    const bits = bytes.slice();
+    bits[16] = 32;
+    const resealedBits = await reseal(bits);
+    expect(() => FingerprintIndex.deserialize(resealedBits)).toThrow(/bits 32/);
+    expect(() => FingerprintIndex.deserialize('abc' as unknown as Uint8Array)).toThrow(TypeError);
+    index.free();
+  });
+});

@@ -1,0 +1,94 @@
+// The default spec's golden vectors (test/vectors/golden.jsonl, written once by scripts/make-golden.mjs): any
+// change to any value fails here. If the spec changes on purpose, bump SPEC_ID and regenerate the file.
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import { SPEC_ID, featureHash, simhash, simhashMany, toHex, type Bits, type Feature, type SimHashInput, type SimHashOptions } from '../../src/index.js';
+
+interface Result {
+  options: SimHashOptions & { bits: Bits };
+  fingerprint: string;
+}
+type Entry =
+  | { kind: 'header'; spec: string }
+  | { kind: 'text'; name: string; text: string; results: Result[] }
+  | { kind: 'bytes'; name: string; bytes: number[]; results: Result[] }
+  | { kind: 'features'; name: string; features: Feature[]; results: Result[] }
+  | { kind: 'map'; name: string; entries: [string, number][]; results: Result[] }
+  | { kind: 'featureHash'; feature: string; hashes: { bits: Bits; hash: string }[] };
+
+const entries = fs
+  .readFileSync(new URL('../vectors/golden.jsonl', import.meta.url), 'utf8')
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line) as Entry);
+const header = entries[0]!;
+const inputs = entries.filter((e): e is Exclude<Entry, { kind: 'header' } | { kind: 'featureHash' }> => 'results' in e);
+
+function inputOf(e: (typeof inputs)[number]): SimHashInput {
+  switch (e.kind) {
+    case 'text':
+      return e.text;
+    case 'bytes':
+      return Uint8Array.from(e.bytes);
+    case 'features':
+      return e.features;
+    case 'map':
+      return new Map(e.entries);
+  }
+}
+
+describe('golden vectors of the default spec', () => {
+  it('were written for this SPEC_ID and cover every tokenizer, width and kind of input', () => {
+    expect(header.kind).toBe('header');
+    expect((header as { spec: string }).spec).toBe(SPEC_ID);
+    const texts = inputs.filter((e) => e.kind === 'text');
+    expect(texts.length).toBeGreaterThanOrEqual(30);
+    for (const name of ['empty', 'whitespace only', 'emoji sequences', 'lone high surrogate', 'long text']) {
+      expect(texts.map((e) => e.name)).toContain(name);
+    }
+    const seen = new Set(inputs.flatMap((e) => e.results.map((r) => `${r.options.tokenizer ?? 'default'}/${r.options.bits}`)));
+    for (const tokenizer of ['default', 'whitespace', 'words', 'shingles', 'ngrams']) {
+      for (const bits of [32, 64, 128]) expect(seen).toContain(`${tokenizer}/${bits}`);
+    }
+    for (const kind of ['bytes', 'features', 'map']) expect(inputs.some((e) => e.kind === kind)).toBe(true);
+    expect(inputs.reduce((n, e) => n + e.results.length, 0)).toBeGreaterThan(1000);
+  });
+
+  it('every fingerprint is unchanged', () => {
+    const changed: string[] = [];
+    for (const e of inputs) {
+      const input = inputOf(e);
+      for (const r of e.results) {
+        const got = toHex(simhash(input, r.options), r.options.bits);
+        if (got !== r.fingerprint) changed.push(`${e.kind} ${JSON.stringify(e.name)} ${JSON.stringify(r.options)}: ${r.fingerprint} -> ${got}`);
+      }
+    }
+    expect(changed).toEqual([]);
+  });
+
+  it('batches give the same values as single calls', () => {
+    const byOptions = new Map<string, { options: Result['options']; inputs: SimHashInput[]; expected: string[] }>();
+    for (const e of inputs) {
+      for (const r of e.results) {
+        const key = JSON.stringify(r.options);
+        let group = byOptions.get(key);
+        if (!group) byOptions.set(key, (group = { options: r.options, inputs: [], expected: [] }));
+        group.inputs.push(inputOf(e));
+        group.expected.push(r.fingerprint);
+      }
+    }
+    for (const { options, inputs: batch, expected } of byOptions.values()) {
+      const fps = simhashMany(batch, options);
+      const got = expected.map((_, i) =>
+        toHex(options.bits === 128 ? (fps[2 * i + 1]! << 64n) | fps[2 * i]! : fps[i]!, options.bits),
+      );
+      expect(got, JSON.stringify(options)).toEqual(expected);
+    }
+  });
+
+  it('feature hashes are unchanged', () => {
+    const hashes = entries.filter((e): e is Extract<Entry, { kind: 'featureHash' }> => e.kind === 'featureHash');
+    expect(hashes.length).toBeGreaterThan(3);
+    for (const e of hashes) for (const h of e.hashes) expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
+  });
+});
