@@ -1,24 +1,15 @@
-// Kernels of FingerprintIndex (src/fingerprint-index.ts): permuted tables built by counting sort on a prefix
+// Kernels of FingerprintIndex (src/fingerprint-index/fingerprint-index.ts): permuted tables built by counting sort on a prefix
 // directory, probes that walk directory buckets and verify with popcount, a pair radix sort and a sorted merge
 // for bulk inserts, and a checksum for the binary format. All state lives in blocks the TypeScript side
 // allocates; the kernels only read and write through raw pointers.
 //
-// Index header (u32 fields, written by TypeScript, see HEADER in src/fingerprint-index.ts):
-//   0 words per fingerprint (1 or 2)   1 table count   2 directory bits d   3 tail bits (16 or 32)
-//   4 sorted count (entries in the tables)   5 slot count (sorted + buffered)   6 master ptr
-//   7 dead bitmap ptr   8 descriptor ptr   9 any dead (0/1)
-// Table descriptor (DESC bytes each):
-//   u32 0: segment count; u32 1..23: segments (start << 8 | length) of the permuted key, leading bits first,
-//   each inside one 64-bit word; u64 at 96/104: the table's leading blocks as a mask over the fingerprint
-//   (low, high word); u32 at 112: tail mask of the leading bits beyond the directory; 116: directory ptr;
-//   120: ids ptr; 124: tails ptr.
+// The index header and table descriptors are laid out in src/fingerprint-index/layout.shared.ts (imported below).
 // Bit i of a fingerprint is bit i of (low | high << 64).
 import { xxh64 } from "./xxh64";
-
-// @ts-ignore: decorator
-@inline const DESC: usize = 128;
-// @ts-ignore: decorator
-@inline const MAX_RADIUS: i32 = 32;
+import {
+  H_WORDS, H_TABLES, H_DIR_BITS, H_TAIL_BITS, H_SORTED, H_SLOTS, H_MASTER, H_DEAD, H_DESCRIPTORS, H_ANY_DEAD,
+  MAX_RADIUS, DESCRIPTOR_BYTES, D_SEGMENT_COUNT, D_SEGMENTS, D_MASK_LOW, D_MASK_HIGH, D_TAIL_PREFIX_MASK, D_DIRECTORY, D_IDS, D_TAILS,
+} from "../src/fingerprint-index/layout.shared";
 
 const FLIPS = memory.data(MAX_RADIUS * 4 + 16, 16); // positions of the bits flipped in a probe
 const HIST = memory.data(256 * 4 * 4, 16); // radix sort histograms, 4 digits
@@ -30,10 +21,10 @@ const HIST = memory.data(256 * 4 * 4, 16); // radix sort histograms, 4 digits
 
 // @ts-ignore: decorator
 @inline function permutedKey(desc: usize, lo: u64, hi: u64): u64 {
-  let n = load<u32>(desc);
+  let n = load<u32>(desc, D_SEGMENT_COUNT);
   let key: u64 = 0;
   for (let i: u32 = 0; i < n; i++) {
-    let seg = load<u32>(desc + 4 + (<usize>i << 2));
+    let seg = load<u32>(desc + (<usize>i << 2), D_SEGMENTS);
     let start = <u64>(seg >> 8);
     let len = <u64>(seg & 255);
     let word = start < 64 ? lo : hi;
@@ -50,15 +41,15 @@ const HIST = memory.data(256 * 4 * 4, 16); // radix sort histograms, 4 digits
  * entry), so each pass writes to few enough places at once to stay in cache.
  */
 export function indexBuildTable(h: usize, t: u32, tmp: usize): void {
-  let words = hdr(h, 0);
-  let d = hdr(h, 2);
-  let tailBits = <u64>hdr(h, 3);
-  let n = hdr(h, 4);
-  let master = <usize>hdr(h, 6);
-  let desc = <usize>hdr(h, 8) + <usize>t * DESC;
-  let dir = <usize>load<u32>(desc, 116);
-  let ids = <usize>load<u32>(desc, 120);
-  let tails = <usize>load<u32>(desc, 124);
+  let words = hdr(h, H_WORDS);
+  let d = hdr(h, H_DIR_BITS);
+  let tailBits = <u64>hdr(h, H_TAIL_BITS);
+  let n = hdr(h, H_SORTED);
+  let master = <usize>hdr(h, H_MASTER);
+  let desc = <usize>hdr(h, H_DESCRIPTORS) + <usize>t * DESCRIPTOR_BYTES;
+  let dir = <usize>load<u32>(desc, D_DIRECTORY);
+  let ids = <usize>load<u32>(desc, D_IDS);
+  let tails = <usize>load<u32>(desc, D_TAILS);
   let buckets = <usize>1 << d;
   memory.fill(dir, 0, (buckets + 1) << 2);
   let tailMask = (<u64>1 << tailBits) - 1;
@@ -157,10 +148,10 @@ let outCap: i32 = 0;
 
 /** Linear scan of slots [from, to): every live slot within k. False when the output is full. */
 function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bool {
-  let words = hdr(h, 0);
-  let master = <usize>hdr(h, 6);
-  let dead = <usize>hdr(h, 7);
-  let anyDead = hdr(h, 9) != 0;
+  let words = hdr(h, H_WORDS);
+  let master = <usize>hdr(h, H_MASTER);
+  let dead = <usize>hdr(h, H_DEAD);
+  let anyDead = hdr(h, H_ANY_DEAD) != 0;
   if (words == 1) {
     for (let s = from; s < to; s++) {
       let x = <i32>popcnt<u64>(load<u64>(master + (<usize>s << 3)) ^ qlo);
@@ -184,11 +175,11 @@ function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bo
 // the probe radius: each neighbour is found in that table, so it is reported exactly once.
 // @ts-ignore: decorator
 @inline function firstTable(descs: usize, t: u32, xlo: u64, xhi: u64, radius: i32): bool {
-  let own = descs + <usize>t * DESC;
-  if (<i32>(popcnt<u64>(xlo & load<u64>(own, 96)) + popcnt<u64>(xhi & load<u64>(own, 104))) > radius) return false;
+  let own = descs + <usize>t * DESCRIPTOR_BYTES;
+  if (<i32>(popcnt<u64>(xlo & load<u64>(own, D_MASK_LOW)) + popcnt<u64>(xhi & load<u64>(own, D_MASK_HIGH))) > radius) return false;
   for (let u: u32 = 0; u < t; u++) {
-    let o = descs + <usize>u * DESC;
-    if (<i32>(popcnt<u64>(xlo & load<u64>(o, 96)) + popcnt<u64>(xhi & load<u64>(o, 104))) <= radius) return false;
+    let o = descs + <usize>u * DESCRIPTOR_BYTES;
+    if (<i32>(popcnt<u64>(xlo & load<u64>(o, D_MASK_LOW)) + popcnt<u64>(xhi & load<u64>(o, D_MASK_HIGH))) <= radius) return false;
   }
   return true;
 }
@@ -196,15 +187,15 @@ function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bo
 // Verifies one tail-filter survivor at index j of table t. False when the output is full.
 // @ts-ignore: decorator
 @inline function verify(h: usize, descs: usize, t: u32, ids: usize, j: u32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
-  let words = hdr(h, 0);
+  let words = hdr(h, H_WORDS);
   let slot = load<u32>(ids + (<usize>j << 2));
-  let p = <usize>hdr(h, 6) + (<usize>slot << <usize>(words == 2 ? 4 : 3));
+  let p = <usize>hdr(h, H_MASTER) + (<usize>slot << <usize>(words == 2 ? 4 : 3));
   let xlo = load<u64>(p) ^ qlo;
   let xhi = words == 2 ? load<u64>(p, 8) ^ qhi : 0;
   let dist = <i32>(popcnt<u64>(xlo) + popcnt<u64>(xhi));
   if (dist > k) return true;
   if (!firstTable(descs, t, xlo, xhi, radius)) return true;
-  if (hdr(h, 9) != 0 && isDead(<usize>hdr(h, 7), slot)) return true;
+  if (hdr(h, H_ANY_DEAD) != 0 && isDead(<usize>hdr(h, H_DEAD), slot)) return true;
   return emit(slot, dist);
 }
 
@@ -214,13 +205,13 @@ function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bo
  * verified against the full fingerprint. False when the output is full.
  */
 function walkBucket(h: usize, descs: usize, t: u32, s: u32, e: u32, qtail: u32, qlo: u64, qhi: u64, k: i32, radius: i32, flipped: i32): bool {
-  let desc = descs + <usize>t * DESC;
-  let ids = <usize>load<u32>(desc, 120);
-  let tails = <usize>load<u32>(desc, 124);
-  let prefixMask = load<u32>(desc, 112);
+  let desc = descs + <usize>t * DESCRIPTOR_BYTES;
+  let ids = <usize>load<u32>(desc, D_IDS);
+  let tails = <usize>load<u32>(desc, D_TAILS);
+  let prefixMask = load<u32>(desc, D_TAIL_PREFIX_MASK);
   let prefixBudget = <u32>(radius - flipped);
   let budget = <u32>(k - flipped);
-  if (hdr(h, 3) == 32) {
+  if (hdr(h, H_TAIL_BITS) == 32) {
     for (let j = s; j < e; j++) {
       let x = load<u32>(tails + (<usize>j << 2)) ^ qtail;
       if (popcnt<u32>(x) <= budget && popcnt<u32>(x & prefixMask) <= prefixBudget) {
@@ -247,15 +238,15 @@ const RANGES = memory.data(BATCH * 12, 16); // (start, end, flipped) of the buck
  * gathered for up to BATCH probes before any is walked, so their cache misses overlap instead of queueing.
  */
 function probeTables(h: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
-  let tables = hdr(h, 1);
-  let d = <i32>hdr(h, 2);
-  let tailBits = <u64>hdr(h, 3);
-  let descs = <usize>hdr(h, 8);
+  let tables = hdr(h, H_TABLES);
+  let d = <i32>hdr(h, H_DIR_BITS);
+  let tailBits = <u64>hdr(h, H_TAIL_BITS);
+  let descs = <usize>hdr(h, H_DESCRIPTORS);
   let tailMask = (<u64>1 << tailBits) - 1;
   let r = radius < d ? radius : d;
   for (let t: u32 = 0; t < tables; t++) {
-    let desc = descs + <usize>t * DESC;
-    let dir = <usize>load<u32>(desc, 116);
+    let desc = descs + <usize>t * DESCRIPTOR_BYTES;
+    let dir = <usize>load<u32>(desc, D_DIRECTORY);
     let key = permutedKey(desc, qlo, qhi);
     let qdir = <u32>(key >> tailBits);
     let qtail = <u32>(key & tailMask);
@@ -306,10 +297,10 @@ function walkGathered(h: usize, descs: usize, t: u32, n: i32, qtail: u32, qlo: u
  * than nq means the output filled up during the next one (its partial results are dropped).
  */
 export function indexQuery(h: usize, queries: usize, nq: i32, k: i32, radius: i32, out: usize, cap: i32, counts: usize): i32 {
-  let words = hdr(h, 0);
-  let sorted = hdr(h, 4);
-  let slots = hdr(h, 5);
-  let linear = hdr(h, 1) == 0;
+  let words = hdr(h, H_WORDS);
+  let sorted = hdr(h, H_SORTED);
+  let slots = hdr(h, H_SLOTS);
+  let linear = hdr(h, H_TABLES) == 0;
   outPtr = out;
   outCap = cap;
   outUsed = 0;
@@ -386,9 +377,9 @@ export function indexFirstRepeat(keys: usize, n: u32): i32 {
  * part's keys are ascending, so one merge walk answers it.
  */
 export function indexFirstCommon(h: usize, keys: usize, b: usize, nb: u32): i32 {
-  let n = hdr(h, 4);
-  let dead = <usize>hdr(h, 7);
-  let anyDead = hdr(h, 9) != 0;
+  let n = hdr(h, H_SORTED);
+  let dead = <usize>hdr(h, H_DEAD);
+  let anyDead = hdr(h, H_ANY_DEAD) != 0;
   let i: u32 = 0, j: u32 = 0;
   while (i < n && j < nb) {
     let x = load<u32>(keys + (<usize>i << 2));
@@ -409,11 +400,11 @@ export function indexFirstCommon(h: usize, keys: usize, b: usize, nb: u32): i32 
  * Returns the number written.
  */
 export function indexMerge(h: usize, keys: usize, bk: usize, bs: usize, nb: u32, outMaster: usize, outKeys: usize): u32 {
-  let words = hdr(h, 0);
-  let n = hdr(h, 4);
-  let master = <usize>hdr(h, 6);
-  let dead = <usize>hdr(h, 7);
-  let anyDead = hdr(h, 9) != 0;
+  let words = hdr(h, H_WORDS);
+  let n = hdr(h, H_SORTED);
+  let master = <usize>hdr(h, H_MASTER);
+  let dead = <usize>hdr(h, H_DEAD);
+  let anyDead = hdr(h, H_ANY_DEAD) != 0;
   let stride = <usize>words << 3;
   let i: u32 = 0, j: u32 = 0, o: u32 = 0;
   for (;;) {

@@ -1,10 +1,11 @@
 // Batch entry points that turn documents into fingerprints: tokenize, hash each feature, reduce.
-// Every entry takes raw pointers into linear memory laid out by src/wasm.ts; nothing here allocates.
-import { SEED_HIGH } from "./xxh64";
-import { xxh3 } from "./xxh3";
+// Every entry takes raw pointers into linear memory laid out by src/fingerprint/presets/default.ts (texts and
+// feature lists) and src/fingerprint/fingerprint.ts (hashes); nothing here allocates.
+import { xxh3, SEED_HIGH } from "./xxh3";
+import { MODE_NGRAMS, MODE_WHITESPACE } from "../src/fingerprint/modes.shared";
 import { beginDocument, addUnit, addWeighted, endDocument } from "./reducer";
 import {
-  beginTokens, endTokens, whitespaceTokens, wordTokens, normalizeForNgrams, ngramTokens, WHITESPACE, NGRAMS,
+  beginTokens, endTokens, whitespaceTokens, wordTokens, normalizeForNgrams, ngramTokens,
 } from "./tokenize";
 
 // @ts-ignore: decorator
@@ -25,8 +26,8 @@ export function fingerprintTexts(
     let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
     beginDocument(bits, false);
     beginTokens(bits, mode, width);
-    if (mode == WHITESPACE) whitespaceTokens(p, end);
-    else if (mode == NGRAMS) ngramTokens(scratch, normalizeForNgrams(p, end, scratch));
+    if (mode == MODE_WHITESPACE) whitespaceTokens(p, end);
+    else if (mode == MODE_NGRAMS) ngramTokens(scratch, normalizeForNgrams(p, end, scratch));
     else wordTokens(p, end, scratch);
     endTokens();
     store<f64>(counts + (<usize>d << 3), <f64>endDocument(out + <usize>d * stride, false));

@@ -1,6 +1,6 @@
 // Batch Hamming distance kernels: one query against many fingerprints (distances, count and indices within k,
 // histogram) and many against many (pairs within k, self-join). 64-bit fingerprints are one u64 each, 128-bit
-// ones two (low word first). Raw pointers only; src/hamming.ts validates every argument before calling.
+// ones two (low word first). Raw pointers only; src/hamming/hamming.ts validates every argument before calling.
 //
 // Why scalar popcnt<u64> in both builds: on x64 V8 emulates i8x16.popcnt with byte shuffles and then needs three
 // widening adds to get per-u64 counts: best of 30 runs, 0.7-1.15 G fp/s against 2.07 G for the 8-way unrolled

@@ -6,19 +6,20 @@
 // top `sortBits` bits, and only fingerprints in the same run of equal top bits are compared with popcount.
 // A pair that agrees on the key blocks of several tables is emitted only by the first of them: the blocks the
 // pair agrees on form a mask, and `canon[mask]` (built in TypeScript) names the first table whose key blocks all
-// lie in the mask. The planner (src/dedup.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
+// lie in the mask. The planner (src/dedup/join-plan.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
 // (the runs are then coarser, never wrong: the canonical test decides). A plan with no key blocks compares all.
 //
 // Pairs are written as u64 `(a << shift) | b` with a < b, so one radix sort orders them by (a, b) at the end.
 // The walk stops when the output is full and records where it was in `state` (i, j), so the caller can make
 // room and call again: no allocation happens in WebAssembly.
 //
-// Layouts (all little-endian, prepared by src/dedup.ts):
-//   segs:  nsegs × [srcShift u32, width u32, dstShift u32, pad u32]: the permutation as bit-range moves
-//          (width ≤ 64, shifts in the 64- or 128-bit fingerprint, bit 0 = least significant).
+// Layouts (all little-endian, prepared by src/dedup/join.ts):
+//   segs:  nsegs segments: the permutation as bit-range moves (src/dedup/join-layout.shared.ts).
 //   masks: b × u64 (64-bit) or b × [lo u64, hi u64] (128-bit): each block's bits in permuted coordinates.
 //   canon: 2^b × u16, the first table whose key blocks are all in the agree mask.
 //   hist:  passes × 2^digitBits × u32.
+
+import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from "../src/dedup/join-layout.shared";
 
 // @ts-ignore: decorator
 @inline function lowMask(width: u32): u64 {
@@ -38,8 +39,8 @@
 @inline function permute64(fp: u64, segs: usize, nsegs: u32): u64 {
   let p: u64 = 0;
   for (let s: u32 = 0; s < nsegs; s++) {
-    let d = segs + (<usize>s << 4);
-    p |= ((fp >> <u64>load<u32>(d)) & lowMask(load<u32>(d, 4))) << <u64>load<u32>(d, 8);
+    let d = segs + <usize>s * SEGMENT_BYTES;
+    p |= ((fp >> <u64>load<u32>(d, S_SOURCE_SHIFT)) & lowMask(load<u32>(d, S_WIDTH))) << <u64>load<u32>(d, S_TARGET_SHIFT);
   }
   return p;
 }
@@ -72,15 +73,15 @@
 
 // @ts-ignore: decorator
 @inline function segShift(segs: usize, nsegs: u32, s: u32): u64 {
-  return s < nsegs ? <u64>load<u32>(segs + (<usize>s << 4)) : 0;
+  return s < nsegs ? <u64>load<u32>(segs + <usize>s * SEGMENT_BYTES, S_SOURCE_SHIFT) : 0;
 }
 // @ts-ignore: decorator
 @inline function segMask(segs: usize, nsegs: u32, s: u32): u64 {
-  return s < nsegs ? lowMask(load<u32>(segs + (<usize>s << 4), 4)) : 0;
+  return s < nsegs ? lowMask(load<u32>(segs + <usize>s * SEGMENT_BYTES, S_WIDTH)) : 0;
 }
 // @ts-ignore: decorator
 @inline function segDst(segs: usize, nsegs: u32, s: u32): u64 {
-  return s < nsegs ? <u64>load<u32>(segs + (<usize>s << 4), 8) : 0;
+  return s < nsegs ? <u64>load<u32>(segs + <usize>s * SEGMENT_BYTES, S_TARGET_SHIFT) : 0;
 }
 
 /**
@@ -161,11 +162,11 @@ export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys:
 @inline function permuteHigh(lo: u64, hi: u64, segs: usize, nsegs: u32): u64 {
   let phi: u64 = 0;
   for (let s: u32 = 0; s < nsegs; s++) {
-    let d = segs + (<usize>s << 4);
-    let width = load<u32>(d, 4);
-    let dst = load<u32>(d, 8);
+    let d = segs + <usize>s * SEGMENT_BYTES;
+    let width = load<u32>(d, S_WIDTH);
+    let dst = load<u32>(d, S_TARGET_SHIFT);
     if (dst + width <= 64) continue;
-    let v = extract128(lo, hi, load<u32>(d), width);
+    let v = extract128(lo, hi, load<u32>(d, S_SOURCE_SHIFT), width);
     phi |= dst >= 64 ? v << <u64>(dst - 64) : v >> <u64>(64 - dst);
   }
   return phi;
@@ -175,10 +176,10 @@ export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys:
 @inline function permuteLow(lo: u64, hi: u64, segs: usize, nsegs: u32): u64 {
   let plo: u64 = 0;
   for (let s: u32 = 0; s < nsegs; s++) {
-    let d = segs + (<usize>s << 4);
-    let dst = load<u32>(d, 8);
+    let d = segs + <usize>s * SEGMENT_BYTES;
+    let dst = load<u32>(d, S_TARGET_SHIFT);
     if (dst >= 64) continue;
-    plo |= extract128(lo, hi, load<u32>(d), load<u32>(d, 4)) << <u64>dst;
+    plo |= extract128(lo, hi, load<u32>(d, S_SOURCE_SHIFT), load<u32>(d, S_WIDTH)) << <u64>dst;
   }
   return plo;
 }

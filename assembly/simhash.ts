@@ -10,7 +10,13 @@ export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radix
 export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from "./fingerprint-index";
 export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs } from "./hamming";
 
-/** First free byte after static data: src/memory.ts allocates from here. */
+// Layouts shared with the TypeScript side, exported as globals so a test can check the compiled module's copy
+// against the TypeScript one (test/runtime/layout.test.ts).
+export * from "../src/fingerprint/modes.shared";
+export * from "../src/fingerprint-index/layout.shared";
+export * from "../src/dedup/join-layout.shared";
+
+/** First free byte after static data: src/runtime/heap.ts allocates from here. */
 export function heapBase(): usize {
   return __heap_base;
 }

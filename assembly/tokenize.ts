@@ -4,22 +4,11 @@
 // SWAR or a byte loop without), and token boundaries are read off the mask with ctz, so the per-byte work has
 // no data-dependent branches. Words: a block of pure ASCII is case-folded 64 bytes at a time into `scratch`;
 // a block with any non-ASCII byte goes through the code-point path (decode, classify, fold, encode).
-import { SEED_HIGH } from "./xxh64";
-import { xxh3 } from "./xxh3";
+// Mode numbers and the width limit are shared with the TypeScript side (defined once, in that file).
+import { MAX_WIDTH, MODE_SHINGLES } from "../src/fingerprint/modes.shared";
+import { xxh3, SEED_HIGH } from "./xxh3";
 import { addUnit } from "./reducer";
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from "./unicode";
-
-// Tokenizer modes (src/options.ts mirrors these).
-// @ts-ignore: decorator
-@inline export const WHITESPACE: i32 = 0;
-// @ts-ignore: decorator
-@inline export const WORDS: i32 = 1;
-// @ts-ignore: decorator
-@inline export const SHINGLES: i32 = 2;
-// @ts-ignore: decorator
-@inline export const NGRAMS: i32 = 3;
-// @ts-ignore: decorator
-@inline export const MAX_WIDTH: i32 = 64;
 
 // @ts-ignore: decorator
 @inline const HISTORY: i32 = 256; // word hashes kept for shingles before sliding back
@@ -69,7 +58,7 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
 /** A finished token [start, end). Words: a feature. Shingles: its hash joins the window of word hashes. */
 // @ts-ignore: decorator
 @inline function token(start: usize, end: usize): void {
-  if (mode != SHINGLES) {
+  if (mode != MODE_SHINGLES) {
     feature(start, end - start);
     return;
   }
@@ -85,7 +74,7 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
 
 /** Ends the document's tokens: a document with fewer words than one shingle is one shingle of all of them. */
 export function endTokens(): void {
-  if (mode == SHINGLES && words > 0 && words < width) feature(WORD_HASHES, <usize>words << 3);
+  if (mode == MODE_SHINGLES && words > 0 && words < width) feature(WORD_HASHES, <usize>words << 3);
 }
 
 /** Emits the tokens whose boundaries fall in a 64-byte block at `base` with token-byte mask `m`. */

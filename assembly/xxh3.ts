@@ -3,6 +3,10 @@
 // branch-light paths with one or two multiplies; WebAssembly has no 64x64->128 multiply, so it is built from
 // 32-bit halves exactly like the reference's portable XXH_mult64to128.
 
+/** Spec simhash-wasm/1: a feature's 64-bit hash is XXH3-64 with seed 0; at 128 bits this seed gives the high word. */
+// @ts-ignore: decorator
+@inline export const SEED_HIGH: u64 = 1;
+
 // @ts-ignore: decorator
 @inline const PRIME32_1: u64 = 0x9E3779B1;
 // @ts-ignore: decorator

@@ -1,5 +1,5 @@
-// Shared primitives: unaligned little-endian loads and xxHash64 (the default feature hash).
-// xxHash64 is the reference algorithm by Yann Collet (XXH64, spec: github.com/Cyan4973/xxHash, doc/xxhash_spec.md).
+// XXH64 (Yann Collet's xxHash64, spec: github.com/Cyan4973/xxHash, doc/xxhash_spec.md): the checksum of the
+// FingerprintIndex file format. Feature hashes use XXH3 instead (xxh3.ts).
 
 // @ts-ignore: decorator
 @inline export const P1: u64 = 0x9E3779B185EBCA87;
@@ -70,7 +70,3 @@ export function xxh64(ptr: usize, len: usize, seed: u64): u64 {
   h ^= h >> 32;
   return h;
 }
-
-/** Seed of the second XXH64 that gives the high 64 bits of a 128-bit feature hash. */
-// @ts-ignore: decorator
-@inline export const SEED_HIGH: u64 = 1;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs Debian's Chromium for the headless browser tests (test/browser.test.ts), unless it is already there.
+# Installs Debian's Chromium for the headless browser tests (test/e2e/browser.test.ts), unless it is already there.
 # Idempotent: a second run only checks the binary. Needs root (CI runs as root) or sudo.
 set -eu
 CHROMIUM=/usr/bin/chromium

@@ -2,7 +2,7 @@
 // MD5 over its UTF-8 bytes and the last bits/8 digest bytes, read big-endian, are its hash; a bit is set where
 // the weight of the features having it exceeds half the total weight (Python: `sums > count / 2`).
 //
-// Texts arrive already lowercased and filtered to \w runs by src/presets/python.ts (regex work stays in JS); the
+// Texts arrive already lowercased and filtered to \w runs by src/fingerprint/presets/python.ts (regex work stays in JS); the
 // sliding windows of 4 code points are cut here, over UTF-8, so a document crosses the boundary as one string.
 // A window is at most 16 bytes: the SIMD build hashes four windows at once (md5Short4), the scalar one each alone.
 // Unit weights use the shared bit-sliced reducer. Weighted features use f64 counters of their own that replay

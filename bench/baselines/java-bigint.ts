@@ -1,5 +1,5 @@
 // The baseline: a naive JavaScript port of the Java reference implementation, with BigInt arithmetic, as a
-// user would write it. It produces the Java preset's fingerprints (test/java-preset.test.ts checks the preset).
+// user would write it. It produces the Java preset's fingerprints (test/fingerprint/presets/java.test.ts checks the preset).
 export function javaBigIntSimhash(text: string, bits: 32 | 64 | 128 = 64): bigint {
   const mask = (1n << BigInt(bits)) - 1n;
   const tokens = text.split(/[ \t\n\r\f]+/).filter((t) => t.length > 0);

@@ -3,6 +3,7 @@
 // blocks permuted to the top), how many top bits to radix-sort on and in how many passes, and the lookup that
 // makes each pair come out of exactly one table. The choice minimises a cost model measured on this machine
 // (bench/dedup.bench.ts): permuting and sorting cost per fingerprint and pass, comparing cost per candidate pair.
+import { S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 
 export interface JoinPlan {
   readonly bits: 64 | 128;
@@ -140,8 +141,13 @@ export function tableLayout(plan: JoinPlan, table: number): TableLayout {
       last[2] = top;
     } else segs.push([start, width, top]);
   }
-  const segments = new Uint32Array(segs.length * 4);
-  segs.forEach(([s, w, d], i) => segments.set([s, w, d, 0], i * 4));
+  const segments = new Uint32Array((segs.length * SEGMENT_BYTES) / 4);
+  segs.forEach(([s, w, d], i) => {
+    const at = (i * SEGMENT_BYTES) / 4;
+    segments[at + S_SOURCE_SHIFT / 4] = s;
+    segments[at + S_WIDTH / 4] = w;
+    segments[at + S_TARGET_SHIFT / 4] = d;
+  });
   const words = plan.bits / 64;
   const masks = new BigUint64Array(plan.blocks.length * words);
   plan.blocks.forEach(({ width }, id) => {

@@ -3,6 +3,7 @@
 import { Region, type Heap } from '../runtime/heap.js';
 import { align16 } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
+import { SEGMENT_BYTES } from './join-layout.shared.js';
 import { type JoinPlan, canonicalTables, pairSortPasses, tableLayout } from './join-plan.js';
 
 /** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
@@ -65,14 +66,14 @@ export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tab
   const b = plan.blocks.length;
   const canon = canonicalTables(plan);
   const layouts = tables.map((t) => tableLayout(plan, t));
-  let maxSegs = 0;
-  for (const l of layouts) maxSegs = Math.max(maxSegs, l.segments.length);
+  let maxSegBytes = 0;
+  for (const l of layouts) maxSegBytes = Math.max(maxSegBytes, l.segments.byteLength);
   const histBytes = align16(Math.max(1, plan.passes) * (1 << plan.digitBits) * 4);
   const keyBytes = align16(n * 8);
   const idxBytes = align16(n * 4);
   const sizes = {
     keysA: keyBytes, keysB: keyBytes, losA: words === 2 ? keyBytes : 0, losB: words === 2 ? keyBytes : 0,
-    idxA: idxBytes, idxB: idxBytes, hist: histBytes, segs: align16(maxSegs * 4), masks: b * 8 * words,
+    idxA: idxBytes, idxB: idxBytes, hist: histBytes, segs: align16(maxSegBytes), masks: b * 8 * words,
     canon: align16(canon.byteLength), state: 16,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
@@ -93,7 +94,7 @@ export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tab
     const layout = layouts[i]!;
     heap.u32.set(layout.segments, p.segs >>> 2);
     heap.u64.set(layout.masks, p.masks >>> 3);
-    const nsegs = layout.segments.length / 4;
+    const nsegs = layout.segments.byteLength / SEGMENT_BYTES;
     // The first pass scatters straight from the fingerprints into B; a plan that sorts nothing (compare all)
     // still takes one 1-bit pass to lay the table out.
     const passes = Math.max(1, plan.passes);

@@ -1,7 +1,7 @@
 // Verification of SimHash candidate pairs by the similarity SimHash only estimates: the Jaccard similarity of the
 // documents' word-shingle sets, computed exactly (sorted shingle hashes) or estimated from a fixed-size MinHash
 // sketch kept beside each fingerprint. The evaluation's ground truth uses the same shingles (see src/eval/).
-import { show } from '../fingerprint/options.js';
+import { show } from '../errors.js';
 
 // A word is a run of letters, numbers and marks; each character of a script written without spaces is a word of
 // its own. This mirrors the WebAssembly 'words' tokenizer (scripts/gen-unicode.mjs), with toLowerCase for folding.

@@ -4,7 +4,7 @@
 // pair. Documents without words (shingle set empty) pair only with documents whose trimmed text is identical, so
 // "©", "%s" and "???" do not all fall into one cluster.
 import type { NearDuplicatePairs } from './join.js';
-import { show } from '../fingerprint/options.js';
+import { show } from '../errors.js';
 import { shingleHashes } from './shingle-jaccard.js';
 
 export interface VerifyOptions {

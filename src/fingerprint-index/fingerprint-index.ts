@@ -2,15 +2,20 @@
 //
 // Storage (all heap blocks owned by the index): `master` holds each slot's fingerprint, `keys` its id key (the
 // number itself, or a dense number per string id), `dead` one tombstone bit per slot. Slots [0, sorted) are in
-// ascending key order and in the tables planned by src/index-planner.ts; slots [sorted, slots) are the insert
+// ascending key order and in the tables planned by planner.ts; slots [sorted, slots) are the insert
 // buffer, scanned linearly by every query. A merge (when the buffer fills, on addMany, serialize, or when many
 // removals are pending) drops dead slots, merges the buffer in key order, re-plans for the new size and rebuilds
 // the tables. Removed slots are tombstoned until then and filtered by every query, so results are never stale.
 import { Region, type Heap } from '../runtime/heap.js';
-import { show } from '../fingerprint/options.js';
+import { show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
 import { decodeIndex, encodeIndex } from './format.js';
+import {
+  D_DIRECTORY, D_IDS, D_MASK_HIGH, D_MASK_LOW, D_SEGMENT_COUNT, D_SEGMENTS, D_TAIL_PREFIX_MASK, D_TAILS, DESCRIPTOR_BYTES,
+  H_ANY_DEAD, H_DEAD, H_DESCRIPTORS, H_DIR_BITS, H_MASTER, H_SLOTS, H_SORTED, H_TABLES, H_TAIL_BITS, H_WORDS, HEADER_BYTES,
+  MAX_SEGMENTS,
+} from './layout.shared.js';
 
 export type { IndexLayout, IndexPlan, TablePlan } from './planner.js';
 
@@ -55,11 +60,6 @@ interface IndexKernels {
   indexChecksum(ptr: number, len: number): bigint;
 }
 
-// Header fields (u32), mirrored in assembly/tables.ts.
-const H_WORDS = 0, H_TABLES = 1, H_DIR_BITS = 2, H_TAIL_BITS = 3, H_SORTED = 4, H_SLOTS = 5, H_MASTER = 6, H_DEAD = 7, H_DESC = 8, H_ANY_DEAD = 9;
-const HEADER_BYTES = 64;
-const DESC_BYTES = 128;
-const MAX_SEGMENTS = 23;
 const MAX_U32 = 0xffffffff;
 const M64 = 0xffffffffffffffffn;
 
@@ -350,7 +350,7 @@ export class FingerprintIndex {
     };
   }
 
-  /** The index in the binary format of src/index-format.ts (merges the buffer first). */
+  /** The index in the binary format of format.ts (merges the buffer first). */
   serialize(): Uint8Array {
     this.checkLive();
     this.compact();
@@ -606,7 +606,7 @@ export class FingerprintIndex {
     // Until every table is built the index answers by linear scan (table count 0), so a failed allocation
     // below leaves a slower but correct index.
     this.setHeader(H_TABLES, 0);
-    this.setHeader(H_DESC, 0);
+    this.setHeader(H_DESCRIPTORS, 0);
     const plan = this.planFor(this.live);
     this.plan = planIndex({ bits: this.bits, maxDistance: this.maxDistance, size: this.live, layout: 'linear' });
     const tables = plan.tables.length;
@@ -618,8 +618,8 @@ export class FingerprintIndex {
     }
     const n = this.live;
     const dirBytes = 4 * (2 ** plan.directoryBits + 1);
-    this.desc = this.alloc(tables * DESC_BYTES);
-    this.setHeader(H_DESC, this.desc);
+    this.desc = this.alloc(tables * DESCRIPTOR_BYTES);
+    this.setHeader(H_DESCRIPTORS, this.desc);
     for (let t = 0; t < tables; t++) {
       const dir = this.alloc(dirBytes);
       const ids = this.alloc(Math.max(16, n * 4));
@@ -627,18 +627,18 @@ export class FingerprintIndex {
       this.tableBlocks.push(dir, ids, tails);
       const table = plan.tables[t]!;
       if (table.segments.length > MAX_SEGMENTS) throw new Error(`internal: ${table.segments.length} segments`);
-      const base = this.desc + t * DESC_BYTES;
+      const base = this.desc + t * DESCRIPTOR_BYTES;
       const heap = this.rt.heap;
       const u32 = heap.u32;
-      u32.fill(0, base / 4, (base + DESC_BYTES) / 4);
-      u32[base / 4] = table.segments.length;
-      table.segments.forEach(([start, len], i) => (u32[base / 4 + 1 + i] = (start << 8) | len));
-      heap.u64[(base + 96) / 8] = BigInt('0x' + table.mask[0]);
-      heap.u64[(base + 104) / 8] = BigInt('0x' + table.mask[1]);
-      u32[(base + 112) / 4] = table.tailPrefixMask;
-      u32[(base + 116) / 4] = dir;
-      u32[(base + 120) / 4] = ids;
-      u32[(base + 124) / 4] = tails;
+      u32.fill(0, base / 4, (base + DESCRIPTOR_BYTES) / 4);
+      u32[(base + D_SEGMENT_COUNT) / 4] = table.segments.length;
+      table.segments.forEach(([start, len], i) => (u32[(base + D_SEGMENTS) / 4 + i] = (start << 8) | len));
+      heap.u64[(base + D_MASK_LOW) / 8] = BigInt('0x' + table.mask[0]);
+      heap.u64[(base + D_MASK_HIGH) / 8] = BigInt('0x' + table.mask[1]);
+      u32[(base + D_TAIL_PREFIX_MASK) / 4] = table.tailPrefixMask;
+      u32[(base + D_DIRECTORY) / 4] = dir;
+      u32[(base + D_IDS) / 4] = ids;
+      u32[(base + D_TAILS) / 4] = tails;
       // Scratch for the two-pass scatter: a u64 key and a u32 slot per entry.
       const tmp = plan.directoryBits > 10 ? scratch(heap).a.reserve(n * 12 + 16) : 0;
       kernelsOf(this.rt).indexBuildTable(this.hdr, t, tmp);

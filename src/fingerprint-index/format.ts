@@ -21,7 +21,7 @@
 //   end − 8 8     XXH64 (seed 0) of every byte before it
 import { SPEC_ID } from '../fingerprint/spec.js';
 import type { IndexBits, IndexLayout } from './planner.js';
-import { show } from '../fingerprint/options.js';
+import { show } from '../errors.js';
 
 export const FORMAT_VERSION = 1;
 const MAGIC = [0x53, 0x48, 0x46, 0x49]; // "SHFI"

@@ -8,7 +8,8 @@
 // Each table is a directory over the top d leading bits (2^d + 1 offsets into the table) and, per entry, a u32
 // slot and the next 16 or 32 bits of the permuted key (the "tail", a filter that spares most fingerprint loads).
 // The linear layout keeps no tables and scans everything: the cheapest for small N or very large k.
-import { show } from '../fingerprint/options.js';
+import { MAX_RADIUS } from './layout.shared.js';
+import { show } from '../errors.js';
 
 export type IndexBits = 64 | 128;
 
@@ -65,7 +66,6 @@ export interface PlanOptions {
 
 export const MAX_TABLES = 64;
 export const MAX_DIRECTORY_BITS = 24;
-export const MAX_RADIUS = 32; // assembly/tables.ts
 const MAX_PROBES = 1 << 20;
 
 /** Default memory target: the 40 bytes per 64-bit fingerprint of the project goals, 48 at 128 bits. */

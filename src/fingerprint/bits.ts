@@ -1,5 +1,6 @@
 // Fingerprint helpers on bigints: distance, similarity and text forms. Batch work on typed arrays lives in hamming.ts.
-import { type Bits, checkBits, show } from './options.js';
+import { type Bits, checkBits } from './options.js';
+import { show } from '../errors.js';
 
 const M32 = 0xffffffffn;
 

@@ -1,11 +1,13 @@
 // The fingerprint API: simhash, simhashMany, createSimHasher and friends. Inputs are classified and validated
-// here, marshalled by marshal.ts, and fingerprinted by one WebAssembly call per batch and kind of input.
-import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions, show } from './options.js';
-import { align16, encodeStrings, encodeTexts, encodeUtf16, flattenFeatures, regions } from '../runtime/marshal.js';
-import { jsFeatures } from './tokenize.js';
+// here; the plan's preset (presets/) reads feature lists, marshals each batch and runs its kernel, one
+// WebAssembly call per batch and kind of input.
+import { show } from '../errors.js';
+import { align16, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
-// python-simhash preset (issue 8): its feature rules and kernels live in presets/python.ts.
-import { type PythonFeatureDoc, collectPythonFeatures, mapPythonFeatures, runPythonFeatures, runPythonTexts } from './presets/python.js';
+import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
+import type { FeatureDoc, KernelOutput, PresetDefinition } from './presets/preset.js';
+import { PRESETS } from './presets/presets.js';
+import { jsFeatures } from './tokenize.js';
 
 /** A document: text, UTF-8 bytes, a list of features (strings or [feature, weight] pairs), or a feature→weight map. */
 export type SimHashInput = string | Uint8Array | readonly Feature[] | ReadonlyMap<string, number>;
@@ -32,63 +34,25 @@ export interface SimHasher {
   hashManyDetailed(inputs: readonly SimHashInput[]): SimHashBatch;
 }
 
+interface FingerprintKernels {
+  fingerprintHashes(hashes: number, n: number, weights: number, bits: number, out: number): void;
+  hashFeatures(bytes: number, featOffsets: number, n: number, seed: bigint, out: number): void;
+}
+
+function kernels(rt: Runtime): FingerprintKernels {
+  return rt.kernels as unknown as FingerprintKernels;
+}
+
 const decoder = new TextDecoder();
-
-interface FeatureDoc {
-  index: number;
-  strings: string[];
-  weights: number[] | null;
-}
-
-function checkWeight(weight: unknown, feature: string, doc: number): number {
-  if (typeof weight !== 'number') {
-    throw new TypeError(`document ${doc}: the weight of feature ${show(feature)} must be a number, got ${show(weight)}`);
-  }
-  if (!Number.isFinite(weight)) {
-    throw new RangeError(`document ${doc}: the weight of feature ${show(feature)} must be finite, got ${weight}`);
-  }
-  return weight;
-}
-
-function collectFeatures(features: Iterable<unknown>, doc: number, normalize: Plan['normalize']): FeatureDoc {
-  const strings: string[] = [];
-  let weights: number[] | null = null;
-  let i = 0;
-  for (const f of features) {
-    let s: string;
-    let w = 1;
-    if (typeof f === 'string') s = f;
-    else if (Array.isArray(f) && f.length === 2 && typeof f[0] === 'string') {
-      s = f[0];
-      w = checkWeight(f[1], s, doc);
-    } else {
-      throw new TypeError(`document ${doc}: feature ${i} must be a string or a [string, number] pair, got ${show(f)}`);
-    }
-    if (w !== 1 && weights === null) weights = new Array<number>(strings.length).fill(1);
-    if (weights !== null) weights.push(w);
-    strings.push(normalize ? s.normalize(normalize) : s);
-    i++;
-  }
-  return { index: doc, strings, weights };
-}
-
-function mapFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, normalize: Plan['normalize']): FeatureDoc {
-  const strings: string[] = [];
-  const weights: number[] = [];
-  for (const [s, w] of map) {
-    if (typeof s !== 'string') throw new TypeError(`document ${doc}: map keys must be strings, got ${show(s)}`);
-    weights.push(checkWeight(w, s, doc));
-    strings.push(normalize ? s.normalize(normalize) : s);
-  }
-  return { index: doc, strings, weights };
-}
 
 class Hasher implements SimHasher {
   readonly options: Plan;
+  private readonly preset: PresetDefinition;
   private readonly words: number;
 
   constructor(plan: Plan) {
     this.options = plan;
+    this.preset = PRESETS[plan.preset];
     this.words = plan.bits === 128 ? 2 : 1;
   }
 
@@ -114,30 +78,30 @@ class Hasher implements SimHasher {
   private run(inputs: readonly SimHashInput[], what: string): SimHashBatch {
     const rt = wasm();
     const plan = this.options;
+    const preset = this.preset;
     const n = inputs.length;
     const texts: Array<string | Uint8Array> = [];
     const textIndex: number[] = [];
     const featureDocs: FeatureDoc[] = [];
-    const python = plan.preset === 'python-simhash';
+    // Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings.
+    const asString = plan.mode < 0 || plan.normalize !== false || preset.textsAsStrings;
     // Classify and validate everything before any of it reaches WebAssembly.
     for (let i = 0; i < n; i++) {
       const input = inputs[i];
       if (typeof input === 'string' || input instanceof Uint8Array) {
         let text: string | Uint8Array = input;
-        const asString = plan.mode < 0 || plan.normalize !== false || plan.preset === 'java' || python;
         if (asString && typeof text !== 'string') text = decoder.decode(text);
         if (plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
         if (plan.mode < 0) {
-          const features = jsFeatures(text as string, plan);
-          featureDocs.push(python ? collectPythonFeatures(features, i, false) : collectFeatures(features, i, false));
+          featureDocs.push(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
         } else {
           texts.push(text);
           textIndex.push(i);
         }
       } else if (Array.isArray(input)) {
-        featureDocs.push(python ? collectPythonFeatures(input, i, plan.normalize) : collectFeatures(input, i, plan.normalize));
+        featureDocs.push(preset.collectFeatures(input, i, plan.normalize));
       } else if (input instanceof Map) {
-        featureDocs.push(python ? mapPythonFeatures(input, i, plan.normalize) : mapFeatures(input, i, plan.normalize));
+        featureDocs.push(preset.mapFeatures(input, i, plan.normalize));
       } else {
         throw new TypeError(
           `${what}${n === 1 && what === 'input' ? '' : ' ' + i} must be a string, a Uint8Array, an array of features or a Map, got ${show(input)}`,
@@ -146,81 +110,24 @@ class Hasher implements SimHasher {
     }
     const fingerprints = new BigUint64Array(n * this.words);
     const featureCounts = new Float64Array(n);
-    if (texts.length > 0) this.runTexts(rt, texts, textIndex, fingerprints, featureCounts);
-    if (featureDocs.length > 0) this.runFeatures(rt, featureDocs, fingerprints, featureCounts);
+    if (texts.length > 0) {
+      this.collect(rt, preset.runTexts(rt, texts, plan), textIndex, fingerprints, featureCounts);
+    }
+    if (featureDocs.length > 0) {
+      const index = featureDocs.map((d) => d.index);
+      this.collect(rt, preset.runFeatures(rt, featureDocs, plan), index, fingerprints, featureCounts);
+    }
     return { fingerprints, featureCounts };
   }
 
-  private runTexts(rt: Runtime, texts: Array<string | Uint8Array>, index: number[], fps: BigUint64Array, counts: Float64Array): void {
-    const { heap, kernels } = rt;
-    const r = regions(rt);
-    const plan = this.options;
-    const n = texts.length;
-    if (plan.preset === 'python-simhash') {
-      const { out, counts: countsAt } = runPythonTexts(rt, texts as string[], plan.bits);
-      return this.collect(rt, out, countsAt, index, n, fps, counts);
-    }
-    const java = plan.preset === 'java';
-    const encoded: { ptr: number; offsets: Uint32Array; longest?: number } = java
-      ? encodeUtf16(heap, r.text, texts as string[])
-      : encodeTexts(heap, r.text, texts);
-    const offsetsBytes = align16((n + 1) * 4);
-    const outBytes = n * 8 * this.words;
-    const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
-    const outPtr = work + offsetsBytes;
-    const countsPtr = outPtr + outBytes;
-    const scratch = !java && plan.mode > 0 ? r.scratch.reserve(2 * encoded.longest! + 64) : 0;
-    heap.u32.set(encoded.offsets, work >>> 2);
-    if (java) kernels.javaTexts(encoded.ptr, work, n, plan.bits, outPtr, countsPtr);
-    else kernels.fingerprintTexts(encoded.ptr, work, n, plan.mode, plan.width, plan.bits, scratch, outPtr, countsPtr);
-    this.collect(rt, outPtr, countsPtr, index, n, fps, counts);
-  }
-
-  private runFeatures(rt: Runtime, docs: FeatureDoc[], fps: BigUint64Array, counts: Float64Array): void {
-    const { heap, kernels } = rt;
-    const r = regions(rt);
-    const plan = this.options;
-    const n = docs.length;
-    if (plan.preset === 'python-simhash') {
-      // Every doc of this preset came from collectPythonFeatures / mapPythonFeatures.
-      const { out, counts: countsAt } = runPythonFeatures(rt, docs as PythonFeatureDoc[], plan.bits);
-      return this.collect(rt, out, countsAt, docs.map((d) => d.index), n, fps, counts);
-    }
-    const { strings, docOffsets, weighted } = flattenFeatures(docs);
-    const total = strings.length;
-    const java = plan.preset === 'java';
-    const encoded = java ? encodeUtf16(heap, r.text, strings) : encodeStrings(heap, r.text, strings);
-    const featBytes = align16((total + 1) * 4);
-    const docBytes = align16((n + 1) * 4);
-    const weightBytes = weighted ? total * 8 : 0;
-    const outBytes = n * 8 * this.words;
-    const work = r.work.reserve(featBytes + docBytes + weightBytes + outBytes + n * 8);
-    const docPtr = work + featBytes;
-    const weightPtr = weighted ? docPtr + docBytes : 0;
-    const outPtr = docPtr + docBytes + weightBytes;
-    const countsPtr = outPtr + outBytes;
-    heap.u32.set(encoded.offsets, work >>> 2);
-    heap.u32.set(docOffsets, docPtr >>> 2);
-    if (weighted) {
-      const f64 = heap.f64;
-      for (let i = 0; i < n; i++) {
-        const d = docs[i]!;
-        const base = (weightPtr >>> 3) + docOffsets[i]!;
-        if (d.weights) for (let j = 0; j < d.weights.length; j++) f64[base + j] = d.weights[j]!;
-        else f64.fill(1, base, base + d.strings.length);
-      }
-    }
-    if (java) kernels.javaFeatures(encoded.ptr, work, docPtr, n, weightPtr, plan.bits, outPtr, countsPtr);
-    else kernels.fingerprintFeatures(encoded.ptr, work, docPtr, n, weightPtr, plan.bits, outPtr, countsPtr);
-    this.collect(rt, outPtr, countsPtr, docs.map((d) => d.index), n, fps, counts);
-  }
-
-  private collect(rt: Runtime, outPtr: number, countsPtr: number, index: number[], n: number, fps: BigUint64Array, counts: Float64Array): void {
+  /** Copies a kernel's results to the caller's positions `index` (documents of one kind, in batch order). */
+  private collect(rt: Runtime, output: KernelOutput, index: number[], fps: BigUint64Array, counts: Float64Array): void {
     const words = this.words;
+    const n = index.length;
     const u64 = rt.heap.u64;
     const f64 = rt.heap.f64;
-    const o = outPtr >>> 3;
-    const c = countsPtr >>> 3;
+    const o = output.out >>> 3;
+    const c = output.counts >>> 3;
     if (n === fps.length / words && index[n - 1] === n - 1) {
       fps.set(u64.subarray(o, o + n * words));
       counts.set(f64.subarray(c, c + n));
@@ -233,7 +140,6 @@ class Hasher implements SimHasher {
     }
   }
 }
-
 
 /** A hasher with validated options, for repeated calls. */
 export function createSimHasher(options?: SimHashOptions): SimHasher {
@@ -287,12 +193,12 @@ export function simhashOfHashes(hashes: BigUint64Array, options: HashesOptions =
   rt.heap.u64.set(hashes, ptr >>> 3);
   if (weights) rt.heap.f64.set(weights, (ptr + hashBytes) >>> 3);
   const out = ptr + hashBytes + weightBytes;
-  rt.kernels.fingerprintHashes(ptr, n, weights ? ptr + hashBytes : 0, bits, out);
+  kernels(rt).fingerprintHashes(ptr, n, weights ? ptr + hashBytes : 0, bits, out);
   const u64 = rt.heap.u64;
   return words === 2 ? (u64[(out >>> 3) + 1]! << 64n) | u64[out >>> 3]! : u64[out >>> 3]!;
 }
 
-/** The default spec's hash of one feature: XXH64 of its UTF-8 bytes (seed 0; 128 bits: seed 1 gives the high word). */
+/** The default spec's hash of one feature: XXH3-64 of its UTF-8 bytes (seed 0; 128 bits: seed 1 gives the high word). */
 export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigint {
   checkBits(bits);
   if (typeof feature !== 'string' && !(feature instanceof Uint8Array)) {
@@ -303,10 +209,10 @@ export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigi
   const enc = typeof feature === 'string' ? encodeStrings(rt.heap, r.text, [feature]) : encodeTexts(rt.heap, r.text, [feature]);
   const work = r.work.reserve(32);
   rt.heap.u32.set(enc.offsets, work >>> 2);
-  rt.kernels.hashFeatures(enc.ptr, work, 1, 0n, work + 16);
+  kernels(rt).hashFeatures(enc.ptr, work, 1, 0n, work + 16);
   const lo = rt.heap.u64[(work + 16) >>> 3]!;
   if (bits === 32) return lo & 0xffffffffn;
   if (bits === 64) return lo;
-  rt.kernels.hashFeatures(enc.ptr, work, 1, 1n, work + 16);
+  kernels(rt).hashFeatures(enc.ptr, work, 1, 1n, work + 16);
   return (rt.heap.u64[(work + 16) >>> 3]! << 64n) | lo;
 }

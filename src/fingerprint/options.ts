@@ -1,4 +1,8 @@
 // Options are validated once, here, into a frozen plan the hot paths trust. Every error names the bad value.
+// What a preset allows is asked of its definition (presets/): this file knows no preset by name.
+import { show } from '../errors.js';
+import { MAX_WIDTH, MODE_NGRAMS, MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS } from './modes.shared.js';
+import { PRESETS } from './presets/presets.js';
 
 export type Bits = 32 | 64 | 128;
 export type Preset = 'default' | 'java' | 'python-simhash';
@@ -26,8 +30,8 @@ export interface SimHashOptions {
   locale?: string;
 }
 
-/** Tokenizer modes implemented in WebAssembly (assembly/fingerprint.ts mirrors these numbers). */
-export const WASM_MODES = { whitespace: 0, words: 1, shingles: 2, ngrams: 3 } as const;
+/** Tokenizers implemented in WebAssembly, by mode number (modes.shared.ts, shared with assembly/tokenize.ts). */
+const WASM_MODES = { whitespace: MODE_WHITESPACE, words: MODE_WORDS, shingles: MODE_SHINGLES, ngrams: MODE_NGRAMS } as const;
 
 export interface Plan {
   readonly bits: Bits;
@@ -40,21 +44,11 @@ export interface Plan {
   readonly mode: number;
 }
 
-export const DEFAULTS = { bits: 64, preset: 'default', tokenizer: 'shingles', shingleWidth: 3, ngramWidth: 4 } as const;
-export const MAX_WIDTH = 64;
+const DEFAULTS = { bits: 64, preset: 'default', shingleWidth: 3, ngramWidth: 4 } as const;
 
 const KNOWN = new Set(['bits', 'preset', 'tokenizer', 'width', 'normalize', 'locale']);
 const TOKENIZERS = new Set(['whitespace', 'words', 'shingles', 'ngrams', 'segmenter']);
 const NORMALIZATIONS = new Set(['NFC', 'NFD', 'NFKC', 'NFKD']);
-
-export function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  if (value !== null && typeof value === 'object') return `an object (${value.constructor?.name ?? 'null prototype'})`;
-  return String(value);
-}
 
 export function checkBits(bits: unknown, name = 'bits'): Bits {
   if (bits !== 32 && bits !== 64 && bits !== 128) {
@@ -74,26 +68,17 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
   }
   const bits = checkBits(options.bits ?? DEFAULTS.bits);
   const preset = options.preset ?? DEFAULTS.preset;
-  if (preset !== 'default' && preset !== 'java' && preset !== 'python-simhash') {
-    throw new RangeError(`preset must be 'default', 'java' or 'python-simhash', got ${show(preset)}`);
+  if (typeof preset !== 'string' || !Object.hasOwn(PRESETS, preset)) {
+    const names = Object.keys(PRESETS).map((name) => `'${name}'`);
+    throw new RangeError(`preset must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}, got ${show(preset)}`);
   }
-  // python-simhash (issue 8): the package's tokenizer is fixed (lowercase, \w runs joined, windows of 4 code points;
-  // src/presets/python.ts); only a tokenizer function may replace it. The plan records it as 'ngrams' of width 4.
-  if (preset === 'python-simhash') {
-    if (options.tokenizer !== undefined && typeof options.tokenizer !== 'function') {
-      throw new RangeError(`preset 'python-simhash' has its own tokenizer; only a tokenizer function may replace it, got ${show(options.tokenizer)}`);
-    }
-    if (options.width !== undefined) {
-      throw new TypeError(`preset 'python-simhash' slides windows of 4 code points; width is not an option of it, got ${show(options.width)}`);
-    }
-  }
-  let tokenizer = options.tokenizer ?? (preset === 'java' ? 'whitespace' : preset === 'python-simhash' ? 'ngrams' : DEFAULTS.tokenizer);
+  const rules = PRESETS[preset];
+  rules.checkOptions(options);
+  const tokenizer = options.tokenizer ?? rules.defaultTokenizer;
   if (typeof tokenizer !== 'function' && !TOKENIZERS.has(tokenizer as string)) {
     throw new RangeError(`tokenizer must be one of ${[...TOKENIZERS].join(', ')} or a function, got ${show(tokenizer)}`);
   }
-  if (preset === 'java' && tokenizer !== 'whitespace' && typeof tokenizer !== 'function') {
-    throw new RangeError(`preset 'java' tokenizes on whitespace only, got tokenizer ${show(tokenizer)}`);
-  }
+  rules.checkTokenizer(tokenizer);
   let width = 0;
   if (tokenizer === 'shingles' || tokenizer === 'ngrams') {
     width = options.width ?? (tokenizer === 'shingles' ? DEFAULTS.shingleWidth : DEFAULTS.ngramWidth);

@@ -6,7 +6,7 @@
 // scan it, next), so a one-shot call over 10^7 fingerprints needs a fixed 256-512 KiB, not an 80 MB copy.
 // The joins need all of both arrays at once: they copy them into blocks released when the call returns.
 import { Region, type Heap } from '../runtime/heap.js';
-import { show } from '../fingerprint/options.js';
+import { show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 
 /** Fingerprint width for the batch functions: 64 (one u64 each) or 128 (two u64 each, low word first). */

@@ -3,16 +3,11 @@
 import { SCALAR_WASM, SIMD_WASM } from './wasm-binary.js';
 import { Heap } from './heap.js';
 
+/** The exports the loader uses; each part of the library declares the kernels it calls in its own file. */
 export interface Kernels {
   memory: WebAssembly.Memory;
   heapBase(): number;
   setup(): void;
-  fingerprintTexts(text: number, offsets: number, count: number, mode: number, width: number, bits: number, scratch: number, out: number, counts: number): void;
-  fingerprintFeatures(bytes: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
-  fingerprintHashes(hashes: number, n: number, weights: number, bits: number, out: number): void;
-  hashFeatures(bytes: number, featOffsets: number, n: number, seed: bigint, out: number): void;
-  javaTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
-  javaFeatures(text: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
 }
 
 export type Build = 'simd' | 'scalar';

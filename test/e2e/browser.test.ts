@@ -115,7 +115,7 @@ function reference(texts: string[], k: number) {
   return { fps, fingerprints: hexes(texts), clusterOf: Array.from(clusters(texts.length, pairs).clusterOf), pairs: pairs.a.length, histogram };
 }
 
-if (!E2E && ONCE) console.warn('test/browser.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build && npm run build:examples` and scripts/install-chromium.sh) to run the headless Chromium tests');
+if (!E2E && ONCE) console.warn('test/e2e/browser.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build && npm run build:examples` and scripts/install-chromium.sh) to run the headless Chromium tests');
 
 describe.skipIf(!E2E || !ONCE)(title, () => {
   let server: Server;

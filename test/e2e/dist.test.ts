@@ -68,7 +68,7 @@ function expectedFingerprints(): string[][] {
   });
 }
 
-if (!E2E && ONCE) console.warn('test/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
+if (!E2E && ONCE) console.warn('test/e2e/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
 
 describe.skipIf(!E2E || !ONCE)(title, () => {
   let work: string;

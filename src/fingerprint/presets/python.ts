@@ -1,5 +1,5 @@
 // The python-simhash preset (bit-exact with the Python package `simhash`, 1e0ng, 2.x): its tokenizer, its rules
-// for weighted features, and the calls into assembly/presets/python.ts. fingerprint.ts dispatches here.
+// for weighted features, and the calls into assembly/presets/python.ts.
 //
 // Text: lowercase (str.lower() and String#toLowerCase agree, final sigma included), keep the runs of the regex
 // [\w\u4e00-\u9fcc]+ and join them. Python 3's \w is str.isalnum() or '_', i.e. general categories L* and N*
@@ -11,9 +11,12 @@
 // carried weight is not an integer makes Python raise (bytes * float), and so do we. Integer weights up to 50
 // and all bare strings are summed in batches (a weight of 0 or less adds no bits but still counts in the
 // total); other weights are added at once. A Map is a dict: every entry is a pair.
-import { type Plan, show } from '../options.js';
+import { show } from '../../errors.js';
 import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
+import type { Plan, SimHashOptions } from '../options.js';
+import { checkWeight } from './default.js';
+import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface PythonKernels {
   pythonTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
@@ -86,10 +89,7 @@ export function pythonTextFeatures(text: string): string[] {
 }
 
 /** A document's features with the package's effective weights; `batched` is null when every weight is 1. */
-export interface PythonFeatureDoc {
-  index: number;
-  strings: string[];
-  weights: number[] | null;
+export interface PythonFeatureDoc extends FeatureDoc {
   batched: Uint8Array | null;
 }
 
@@ -100,16 +100,6 @@ function checkString(s: string, doc: number): string {
     );
   }
   return s;
-}
-
-function checkWeight(weight: unknown, feature: string, doc: number): number {
-  if (typeof weight !== 'number') {
-    throw new TypeError(`document ${doc}: the weight of feature ${show(feature)} must be a number, got ${show(weight)}`);
-  }
-  if (!Number.isFinite(weight)) {
-    throw new RangeError(`document ${doc}: the weight of feature ${show(feature)} must be finite, got ${weight}`);
-  }
-  return weight;
 }
 
 function finish(index: number, strings: string[], weights: number[], batched: number[], unit: boolean): PythonFeatureDoc {
@@ -172,13 +162,6 @@ export function mapPythonFeatures(map: ReadonlyMap<unknown, unknown>, doc: numbe
   return finish(doc, strings, weights, batched, unit);
 }
 
-/** Where a kernel left its results: `words` u64 per document at `out`, one f64 feature count each at `counts`. */
-export interface KernelOutput {
-  out: number;
-  counts: number;
-}
-
-
 function kernels(rt: Runtime): PythonKernels {
   return rt.kernels as unknown as PythonKernels;
 }
@@ -239,6 +222,26 @@ export function runPythonFeatures(rt: Runtime, docs: readonly PythonFeatureDoc[]
   kernels(rt).pythonFeatures(encoded.ptr, work, docPtr, n, weightPtr, batchedPtr, bits, out, counts);
   return { out, counts };
 }
+
+export const pythonPreset: PresetDefinition<PythonFeatureDoc> = {
+  // The package's tokenizer is fixed (lowercase, \w runs joined, windows of 4 code points); only a tokenizer
+  // function may replace it. Plans record it as 'ngrams' of width 4.
+  defaultTokenizer: 'ngrams',
+  checkOptions(options: SimHashOptions) {
+    if (options.tokenizer !== undefined && typeof options.tokenizer !== 'function') {
+      throw new RangeError(`preset 'python-simhash' has its own tokenizer; only a tokenizer function may replace it, got ${show(options.tokenizer)}`);
+    }
+    if (options.width !== undefined) {
+      throw new TypeError(`preset 'python-simhash' slides windows of 4 code points; width is not an option of it, got ${show(options.width)}`);
+    }
+  },
+  checkTokenizer() {},
+  textsAsStrings: true,
+  collectFeatures: collectPythonFeatures,
+  mapFeatures: mapPythonFeatures,
+  runTexts: (rt, texts, plan) => runPythonTexts(rt, texts as readonly string[], plan.bits),
+  runFeatures: (rt, docs, plan) => runPythonFeatures(rt, docs, plan.bits),
+};
 
 /** MD5 digests computed in WebAssembly (for the cross-check against node:crypto). */
 export function md5Wasm(rt: Runtime, inputs: readonly Uint8Array[]): Uint8Array[] {

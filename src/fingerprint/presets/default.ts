@@ -1,0 +1,141 @@
+// The default preset: this library's versioned spec (SPEC_ID, README "Fingerprint spec"). Texts are tokenized,
+// hashed (XXH3-64 of each feature's UTF-8 bytes) and reduced inside WebAssembly by assembly/fingerprint.ts.
+// Its feature-list rules and batch layout are reused by the java preset, which differs only in its kernels.
+import { show } from '../../errors.js';
+import { type Heap, type Region } from '../../runtime/heap.js';
+import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../../runtime/marshal.js';
+import type { Runtime } from '../../runtime/wasm.js';
+import type { Plan } from '../options.js';
+import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
+
+interface DefaultKernels {
+  fingerprintTexts(text: number, offsets: number, count: number, mode: number, width: number, bits: number, scratch: number, out: number, counts: number): void;
+  fingerprintFeatures(bytes: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
+}
+
+export function checkWeight(weight: unknown, feature: string, doc: number): number {
+  if (typeof weight !== 'number') {
+    throw new TypeError(`document ${doc}: the weight of feature ${show(feature)} must be a number, got ${show(weight)}`);
+  }
+  if (!Number.isFinite(weight)) {
+    throw new RangeError(`document ${doc}: the weight of feature ${show(feature)} must be finite, got ${weight}`);
+  }
+  return weight;
+}
+
+/** Features from a list: strings weigh 1 each, [feature, weight] pairs their weight. */
+export function collectFeatures(features: Iterable<unknown>, doc: number, normalize: Plan['normalize']): FeatureDoc {
+  const strings: string[] = [];
+  let weights: number[] | null = null;
+  let i = 0;
+  for (const f of features) {
+    let s: string;
+    let w = 1;
+    if (typeof f === 'string') s = f;
+    else if (Array.isArray(f) && f.length === 2 && typeof f[0] === 'string') {
+      s = f[0];
+      w = checkWeight(f[1], s, doc);
+    } else {
+      throw new TypeError(`document ${doc}: feature ${i} must be a string or a [string, number] pair, got ${show(f)}`);
+    }
+    if (w !== 1 && weights === null) weights = new Array<number>(strings.length).fill(1);
+    if (weights !== null) weights.push(w);
+    strings.push(normalize ? s.normalize(normalize) : s);
+    i++;
+  }
+  return { index: doc, strings, weights };
+}
+
+/** Features from a feature → weight map. */
+export function mapFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, normalize: Plan['normalize']): FeatureDoc {
+  const strings: string[] = [];
+  const weights: number[] = [];
+  for (const [s, w] of map) {
+    if (typeof s !== 'string') throw new TypeError(`document ${doc}: map keys must be strings, got ${show(s)}`);
+    weights.push(checkWeight(w, s, doc));
+    strings.push(normalize ? s.normalize(normalize) : s);
+  }
+  return { index: doc, strings, weights };
+}
+
+/** A batch of feature documents laid out for a feature kernel: the pointers it takes, in its argument order. */
+export interface FeatureBatch {
+  bytes: number;
+  featOffsets: number;
+  docOffsets: number;
+  count: number;
+  /** One f64 per feature, or 0 when every weight is 1. */
+  weights: number;
+  out: number;
+  counts: number;
+}
+
+/** Writes a batch of feature documents into WebAssembly memory; `encode` writes the feature strings. */
+export function layoutFeatures(
+  rt: Runtime,
+  docs: readonly FeatureDoc[],
+  bits: number,
+  encode: (heap: Heap, region: Region, strings: readonly string[]) => { ptr: number; offsets: Uint32Array },
+): FeatureBatch {
+  const { heap } = rt;
+  const r = regions(rt);
+  const n = docs.length;
+  const { strings, docOffsets, weighted } = flattenFeatures(docs);
+  const total = strings.length;
+  const encoded = encode(heap, r.text, strings);
+  const featBytes = align16((total + 1) * 4);
+  const docBytes = align16((n + 1) * 4);
+  const weightBytes = weighted ? total * 8 : 0;
+  const outBytes = n * (bits === 128 ? 16 : 8);
+  const work = r.work.reserve(featBytes + docBytes + weightBytes + outBytes + n * 8);
+  const docPtr = work + featBytes;
+  const weightPtr = weighted ? docPtr + docBytes : 0;
+  const out = docPtr + docBytes + weightBytes;
+  heap.u32.set(encoded.offsets, work >>> 2);
+  heap.u32.set(docOffsets, docPtr >>> 2);
+  if (weighted) {
+    const f64 = heap.f64;
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      const base = (weightPtr >>> 3) + docOffsets[i]!;
+      if (d.weights) for (let j = 0; j < d.weights.length; j++) f64[base + j] = d.weights[j]!;
+      else f64.fill(1, base, base + d.strings.length);
+    }
+  }
+  return { bytes: encoded.ptr, featOffsets: work, docOffsets: docPtr, count: n, weights: weightPtr, out, counts: out + outBytes };
+}
+
+function kernels(rt: Runtime): DefaultKernels {
+  return rt.kernels as unknown as DefaultKernels;
+}
+
+export const defaultPreset: PresetDefinition = {
+  defaultTokenizer: 'shingles',
+  checkOptions() {},
+  checkTokenizer() {},
+  textsAsStrings: false,
+  collectFeatures,
+  mapFeatures,
+
+  runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
+    const r = regions(rt);
+    const n = texts.length;
+    const encoded = encodeTexts(rt.heap, r.text, texts);
+    const offsetsBytes = align16((n + 1) * 4);
+    const outBytes = n * (plan.bits === 128 ? 16 : 8);
+    const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
+    const out = work + offsetsBytes;
+    const counts = out + outBytes;
+    // The word tokenizers fold case into scratch: up to twice the longest document's bytes.
+    const scratch = plan.mode > 0 ? r.scratch.reserve(2 * encoded.longest + 64) : 0;
+    rt.heap.u32.set(encoded.offsets, work >>> 2);
+    kernels(rt).fingerprintTexts(encoded.ptr, work, n, plan.mode, plan.width, plan.bits, scratch, out, counts);
+    return { out, counts };
+  },
+
+  runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
+    const b = layoutFeatures(rt, docs, plan.bits, encodeStrings);
+    kernels(rt).fingerprintFeatures(b.bytes, b.featOffsets, b.docOffsets, b.count, b.weights, plan.bits, b.out, b.counts);
+    return { out: b.out, counts: b.counts };
+  },
+};

@@ -1,0 +1,52 @@
+// The java preset: bit-exact with the Java reference implementation this project started from (its outputs are
+// ../shared/vectors/seed-java.jsonl). Tokens are split on " \t\n\r\f" only; a token's hash is the Python-2-style
+// multiply-by-1000003 string hash over UTF-16 code units, so strings go to assembly/presets/java.ts as code
+// units; ties set the bit and an empty document is all ones. Feature lists follow the default preset's rules.
+import { show } from '../../errors.js';
+import { align16, encodeUtf16, regions } from '../../runtime/marshal.js';
+import type { Runtime } from '../../runtime/wasm.js';
+import type { Plan, TokenizerFunction, TokenizerName } from '../options.js';
+import { collectFeatures, layoutFeatures, mapFeatures } from './default.js';
+import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
+
+interface JavaKernels {
+  javaTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
+  javaFeatures(text: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
+}
+
+function kernels(rt: Runtime): JavaKernels {
+  return rt.kernels as unknown as JavaKernels;
+}
+
+export const javaPreset: PresetDefinition = {
+  defaultTokenizer: 'whitespace',
+  checkOptions() {},
+  checkTokenizer(tokenizer: TokenizerName | TokenizerFunction) {
+    if (tokenizer !== 'whitespace' && typeof tokenizer !== 'function') {
+      throw new RangeError(`preset 'java' tokenizes on whitespace only, got tokenizer ${show(tokenizer)}`);
+    }
+  },
+  textsAsStrings: true,
+  collectFeatures,
+  mapFeatures,
+
+  runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
+    const r = regions(rt);
+    const n = texts.length;
+    const encoded = encodeUtf16(rt.heap, r.text, texts as readonly string[]);
+    const offsetsBytes = align16((n + 1) * 4);
+    const outBytes = n * (plan.bits === 128 ? 16 : 8);
+    const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
+    const out = work + offsetsBytes;
+    const counts = out + outBytes;
+    rt.heap.u32.set(encoded.offsets, work >>> 2);
+    kernels(rt).javaTexts(encoded.ptr, work, n, plan.bits, out, counts);
+    return { out, counts };
+  },
+
+  runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
+    const b = layoutFeatures(rt, docs, plan.bits, encodeUtf16);
+    kernels(rt).javaFeatures(b.bytes, b.featOffsets, b.docOffsets, b.count, b.weights, plan.bits, b.out, b.counts);
+    return { out: b.out, counts: b.counts };
+  },
+};

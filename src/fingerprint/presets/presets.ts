@@ -1,0 +1,13 @@
+// The presets by name: the one place that knows them all. options.ts validates a name against this table and
+// a hasher takes its definition from it once.
+import type { Preset } from '../options.js';
+import { defaultPreset } from './default.js';
+import { javaPreset } from './java.js';
+import type { PresetDefinition } from './preset.js';
+import { pythonPreset } from './python.js';
+
+export const PRESETS: Readonly<Record<Preset, PresetDefinition>> = {
+  default: defaultPreset,
+  java: javaPreset,
+  'python-simhash': pythonPreset,
+};
