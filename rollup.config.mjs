@@ -1,7 +1,7 @@
 // Bundles the tsc output (build/esm, from tsconfig.build.json) into the published dist/:
 //   dist/index.mjs, dist/index.cjs  the library, one self-contained file each, WASM embedded as base64
 //   dist/index.d.ts, dist/index.d.cts + dist/types/, dist/types-cjs/  declarations for import and for require
-//   dist/cli.mjs                    the command-line tool (when src/cli/cli.ts exists)
+//   dist/cli.mjs                    the command-line tool (src/cli/cli.ts), importing ./index.mjs
 //   dist/simhash.{simd,scalar}.wasm the raw modules, for environments that load .wasm files themselves
 // No rollup plugins from npm: the few file copies are small inline plugins below.
 import fs from 'node:fs';
@@ -139,7 +139,7 @@ function sharedLibrary() {
   };
 }
 
-const configs = [
+export default [
   {
     input: `${ESM}/index.js`,
     onwarn,
@@ -150,19 +150,13 @@ const configs = [
     ],
     plugins: [recordLibrary(), ignoreNodeImportsInBundlers(), declarations(), rawWasm()],
   },
-];
-
-// The CLI is written alongside the library; build it once its source exists (configs build in order, so the
-// library's record is complete when the CLI is resolved).
-if (fs.existsSync(`${ESM}/cli/cli.js`)) {
-  configs.push({
+  // The CLI comes second: configs build in order, so the library's record is complete when the CLI is resolved.
+  {
     input: `${ESM}/cli/cli.js`,
     onwarn,
     external,
     makeAbsoluteExternalsRelative: false,
     output: { file: `${DIST}/cli.mjs`, format: 'es', paths: { [path.resolve(DIST, 'index.mjs')]: './index.mjs' } },
     plugins: [sharedLibrary()],
-  });
-}
-
-export default configs;
+  },
+];

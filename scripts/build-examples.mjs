@@ -17,7 +17,9 @@ if (!fs.existsSync(library)) {
   process.exit(1);
 }
 // A stale dist would make the page show old behaviour; say so rather than fail (dist may be intentionally pinned).
-const newestSource = Math.max(...fs.readdirSync(path.join(root, 'src')).map((f) => fs.statSync(path.join(root, 'src', f)).mtimeMs));
+const newestSource = Math.max(
+  ...fs.readdirSync(path.join(root, 'src'), { recursive: true }).map((f) => fs.statSync(path.join(root, 'src', f)).mtimeMs),
+);
 if (newestSource > fs.statSync(library).mtimeMs) {
   console.warn('build-examples: warning: src/ is newer than dist/index.mjs; run "npm run build" to refresh the library');
 }

@@ -216,7 +216,7 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.cts'/);
   });
 
-  it.runIf(fs.existsSync(path.join(root, 'src/cli/cli.ts')))('installs the simhash-wasm binary, which shares the library and hashes like it', async () => {
+  it('installs the simhash-wasm binary, which shares the library and hashes like it', async () => {
     const bin = path.join(consumer, 'node_modules/.bin/simhash-wasm');
     expect(fs.existsSync(bin)).toBe(true);
     const help = await run(bin, ['--help'], { cwd: consumer });
