@@ -88,7 +88,7 @@ function ignoreNodeImportsInBundlers() {
   };
 }
 
-const onwarn = (warning, warn) => {
+const onwarn = (warning) => {
   // A warning in a library build is a bug to fix, not noise to scroll past.
   throw new Error(`rollup: ${warning.message}`);
 };

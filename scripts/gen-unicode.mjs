@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 
 const MAX = 0x110000;
-const BLOCK = 256;
 const word = /^[\p{L}\p{N}\p{M}]$/u;
 // Scripts written without spaces between words: each character is a word of its own.
 const standalone = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
-import { createSimHasher } from '../fingerprint/fingerprint.js';
+import { createSimHasher, type SimHasher } from '../fingerprint/fingerprint.js';
 import { toHex } from '../fingerprint/bits.js';
 import { clusters, defaultDedupK, findNearDuplicates, type ClusterMode } from '../dedup/dedup.js';
 import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from '../dedup/verify-pairs.js';
@@ -294,7 +294,7 @@ function readOptions(v: Values): ReadOptions {
 
 function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress: Progress): { fps: BigUint64Array; featureCounts: Float64Array } {
   // Batches of about 4 MB: one WebAssembly call each, and a progress update between them.
-  let hasher;
+  let hasher: SimHasher;
   try {
     hasher = createSimHasher(options);
   } catch (error) {

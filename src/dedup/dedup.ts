@@ -1,7 +1,7 @@
 // Corpus dedup: every pair of fingerprints within Hamming distance k (findNearDuplicates), clusters of them
 // (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
 // sorted permuted tables planned by join-plan.ts; threads: 2 splits the tables between this thread and a worker.
-import { type SimHashOptions } from '../fingerprint/options.js';
+import type { SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { type VerifyOptions, checkVerifyOptions, dropFeaturelessPairs, verifyPairs } from './verify-pairs.js';

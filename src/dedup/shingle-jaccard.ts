@@ -196,8 +196,16 @@ export function createVerifier(texts: readonly string[], options: VerifierOption
     }
   };
   if (method === 'exact') {
-    return { size: texts.length, similarity: (i, j) => (check(i, j), jaccardSorted(hashes[i]!, hashes[j]!)) };
+    const similarity = (i: number, j: number) => {
+      check(i, j);
+      return jaccardSorted(hashes[i]!, hashes[j]!);
+    };
+    return { size: texts.length, similarity };
   }
   const sketches = hashes.map((h) => minhashSketch(h, sketchSize));
-  return { size: texts.length, similarity: (i, j) => (check(i, j), sketchJaccard(sketches[i]!, sketches[j]!)) };
+  const similarity = (i: number, j: number) => {
+    check(i, j);
+    return sketchJaccard(sketches[i]!, sketches[j]!);
+  };
+  return { size: texts.length, similarity };
 }

@@ -20,7 +20,7 @@ export interface ChartOptions {
   markers?: ReadonlyArray<{ x: number; label: string }>;
 }
 
-function escape(s: string): string {
+function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
@@ -44,7 +44,7 @@ export function lineChart(series: readonly Series[], options: ChartOptions): str
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${left}" y="22" font-size="15" font-weight="bold">${escape(options.title)}</text>`,
+    `<text x="${left}" y="22" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`,
   );
   // Grid and axes.
   for (let i = 0; i <= 10; i++) {
@@ -58,14 +58,14 @@ export function lineChart(series: readonly Series[], options: ChartOptions): str
     out.push(`<text x="${fmt(x(v))}" y="${top + plotH + 18}" text-anchor="middle">${v}</text>`);
   }
   out.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#555555"/>`);
-  out.push(`<text x="${left + plotW / 2}" y="${height - 12}" text-anchor="middle">${escape(options.xLabel)}</text>`);
-  out.push(`<text transform="translate(16 ${top + plotH / 2}) rotate(-90)" text-anchor="middle">${escape(options.yLabel)}</text>`);
+  out.push(`<text x="${left + plotW / 2}" y="${height - 12}" text-anchor="middle">${escapeXml(options.xLabel)}</text>`);
+  out.push(`<text transform="translate(16 ${top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.yLabel)}</text>`);
   (options.markers ?? []).forEach((marker, i) => {
     const mx = fmt(x(marker.x));
     // Labels stagger upwards from the bottom so that markers one k apart stay readable.
     const ly = top + plotH - 6 - i * 14;
     out.push(`<line x1="${mx}" y1="${top}" x2="${mx}" y2="${top + plotH}" stroke="#888888" stroke-dasharray="2 3"/>`);
-    out.push(`<text x="${fmt(x(marker.x) + 3)}" y="${ly}" fill="#555555" font-size="11">${escape(marker.label)}</text>`);
+    out.push(`<text x="${fmt(x(marker.x) + 3)}" y="${ly}" fill="#555555" font-size="11">${escapeXml(marker.label)}</text>`);
   });
   series.forEach((s, i) => {
     const d = s.points.map((p, j) => `${j === 0 ? 'M' : 'L'}${fmt(x(p[0]))} ${fmt(y(p[1]))}`).join(' ');
@@ -73,7 +73,7 @@ export function lineChart(series: readonly Series[], options: ChartOptions): str
     out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="${s.dotted ? 3 : 2}"${dash}/>`);
     const ly = top + 10 + i * 20;
     out.push(`<line x1="${left + plotW + 14}" y1="${ly}" x2="${left + plotW + 40}" y2="${ly}" stroke="${s.color}" stroke-width="2"${dash}/>`);
-    out.push(`<text x="${left + plotW + 46}" y="${ly + 4}">${escape(s.name)}</text>`);
+    out.push(`<text x="${left + plotW + 46}" y="${ly + 4}">${escapeXml(s.name)}</text>`);
   });
   out.push('</svg>');
   return out.join('\n') + '\n';

@@ -238,7 +238,7 @@ export class FingerprintIndex {
     } else {
       const ka = sc.a.reserve(n * 4);
       const va = sc.b.reserve(n * 4);
-      let u32 = heap.u32;
+      const u32 = heap.u32;
       if (ids instanceof Uint32Array) u32.set(ids, ka / 4);
       else for (let i = 0; i < n; i++) u32[ka / 4 + i] = ids[i] as number;
       for (let i = 0; i < n; i++) u32[va / 4 + i] = this.slots + i;

@@ -1,6 +1,6 @@
 // Tokenizers that run in JavaScript: Intl.Segmenter words and user functions. Their features go to WebAssembly
 // in one batch with the document's other features; the built-in tokenizers run inside WebAssembly instead.
-import { type Feature, type Plan } from './options.js';
+import type { Feature, Plan } from './options.js';
 import { show } from '../errors.js';
 
 const segmenters = new Map<string, Intl.Segmenter>();

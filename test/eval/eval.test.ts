@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { jaccard, shingleSets, similarPairs, similarPairsBruteForce } from '../../src/eval/ground-truth.js';

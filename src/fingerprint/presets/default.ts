@@ -2,7 +2,7 @@
 // hashed (XXH3-64 of each feature's UTF-8 bytes) and reduced inside WebAssembly by assembly/fingerprint.ts.
 // Its feature-list rules and batch layout are reused by the java preset, which differs only in its kernels.
 import { show } from '../../errors.js';
-import { type Heap, type Region } from '../../runtime/heap.js';
+import type { Heap, Region } from '../../runtime/heap.js';
 import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan } from '../options.js';

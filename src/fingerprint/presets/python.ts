@@ -35,7 +35,7 @@ const LARGE_WEIGHT_CUTOFF = 50;
 // built once from the same property escapes (~3x faster in V8 than a /u regex over the text); astral characters
 // are tested with the regex itself.
 const NOT_ASCII_WORD = /[^a-z0-9_]+/g;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
 const LONE_SURROGATE = /\p{Cs}/u;
 let bmpWord: Uint8Array | undefined;

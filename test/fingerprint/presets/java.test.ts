@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { simhash, simhashMany, toHex, type Bits } from '../../../src/index.js';
+import { simhash, toHex, type Bits } from '../../../src/index.js';
 
 const vectors = fs
   .readFileSync(new URL('../../../../shared/vectors/seed-java.jsonl', import.meta.url), 'utf8')
