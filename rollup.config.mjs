@@ -47,7 +47,10 @@ function declarations() {
     name: 'declarations',
     writeBundle() {
       const files = reachableDeclarations('index.d.ts');
-      for (const [folder, type] of [['types', null], ['types-cjs', 'commonjs']]) {
+      for (const [folder, type] of [
+        ['types', null],
+        ['types-cjs', 'commonjs'],
+      ]) {
         fs.rmSync(path.join(DIST, folder), { recursive: true, force: true });
         for (const rel of files) {
           const to = path.join(DIST, folder, rel);
@@ -82,7 +85,10 @@ function ignoreNodeImportsInBundlers() {
   return {
     name: 'ignore-node-imports-in-bundlers',
     renderChunk(code) {
-      const marked = code.replace(/\bimport\((['"])node:/g, "import(/* webpackIgnore: true */ /* @vite-ignore */ $1node:");
+      const marked = code.replace(
+        /\bimport\((['"])node:/g,
+        'import(/* webpackIgnore: true */ /* @vite-ignore */ $1node:',
+      );
       return marked === code ? null : { code: marked, map: null };
     },
   };
@@ -112,7 +118,8 @@ function recordLibrary() {
     },
     generateBundle(output, bundle) {
       if (output.format !== 'es') return;
-      for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) chunk.exports.forEach((e) => library.exports.add(e));
+      for (const chunk of Object.values(bundle))
+        if (chunk.type === 'chunk' && chunk.isEntry) chunk.exports.forEach((e) => library.exports.add(e));
     },
   };
 }
@@ -132,7 +139,9 @@ function sharedLibrary() {
         const taken = chunk.importedBindings['./index.mjs'] ?? [];
         const missing = taken.filter((name) => !library.exports.has(name));
         if (missing.length > 0) {
-          this.error(`src/cli/cli.ts imports ${missing.join(', ')} from library modules, but src/index.ts does not export them under those names`);
+          this.error(
+            `src/cli/cli.ts imports ${missing.join(', ')} from library modules, but src/index.ts does not export them under those names`,
+          );
         }
       }
     },

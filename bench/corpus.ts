@@ -16,7 +16,11 @@ export function englishText(bytes: number): string {
 
 export function englishDocuments(count: number): string[] {
   const file = new URL('../data/sample/licenses.jsonl', import.meta.url);
-  const docs = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => (JSON.parse(l) as { text: string }).text);
+  const docs = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { text: string }).text);
   const out: string[] = [];
   for (let i = 0; out.length < count; i++) out.push(docs[i % docs.length]!);
   return out;

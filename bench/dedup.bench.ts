@@ -4,7 +4,14 @@
 // sample, repeated with edits to ~25 MB, or ~100 MB with SIMHASH_BENCH_LARGE=1) with its time split.
 // Alone: `npx tsx bench/dedup.bench.ts`.
 import fs from 'node:fs';
-import { dedup, findNearDuplicates, init, loadedBuild, selfPairsWithinDistance, type NearDuplicatePairs } from '../src/index.js';
+import {
+  dedup,
+  findNearDuplicates,
+  init,
+  loadedBuild,
+  selfPairsWithinDistance,
+  type NearDuplicatePairs,
+} from '../src/index.js';
 import { planJoin } from '../src/dedup/join-plan.js';
 import { randomWords } from './corpus.js';
 
@@ -20,7 +27,6 @@ const LARGE = process.env.SIMHASH_BENCH_LARGE === '1';
 /** seomoz simhash-cpp find_all (native C++, k = 3, best block count), measured on this machine (issue 5). */
 const SEOMOZ_1E6_MS = 2200;
 const SEOMOZ_1E7_MS = 69000;
-
 
 /** Random fingerprints with planted relatives at distance 0..k+1 (every tenth fingerprint). */
 function plantedFingerprints(n: number, k: number, seed: number): BigUint64Array {
@@ -95,7 +101,10 @@ function corpus(bytes: number): string[] {
       if (size >= bytes) break;
       x = (x * 1103515245 + 12345) >>> 0;
       // Round 0 is the sample itself; later rounds replace one word in ~60 with a marker of the round.
-      const edited = round === 0 ? t : t.replace(/\b\w+\b/g, (w) => ((x = (x * 1103515245 + 12345) >>> 0) % 60 === 0 ? `r${round}` : w));
+      const edited =
+        round === 0
+          ? t
+          : t.replace(/\b\w+\b/g, (w) => ((x = (x * 1103515245 + 12345) >>> 0) % 60 === 0 ? `r${round}` : w));
       texts.push(edited);
       size += edited.length;
     }
@@ -171,5 +180,8 @@ export async function run(): Promise<BenchRow[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const row of await run()) console.log(`${row.name}: ${row.value}${row.baseline ? ` | ${row.baseline}` : ''}${row.ratio ? ` | ${row.ratio}` : ''}`);
+  for (const row of await run())
+    console.log(
+      `${row.name}: ${row.value}${row.baseline ? ` | ${row.baseline}` : ''}${row.ratio ? ` | ${row.ratio}` : ''}`,
+    );
 }

@@ -45,7 +45,8 @@ function queries(fps: BigUint64Array, count: number, k: number, seed: number): B
   const next = xorshift(seed);
   const out = new BigUint64Array(count);
   for (let i = 0; i < count; i++) {
-    out[i] = i % 2 === 0 ? flip(next, fps[next() % fps.length]!, next() % (k + 1)) : (BigInt(next()) << 32n) | BigInt(next());
+    out[i] =
+      i % 2 === 0 ? flip(next, fps[next() % fps.length]!, next() % (k + 1)) : (BigInt(next()) << 32n) | BigInt(next());
   }
   return out;
 }
@@ -82,7 +83,11 @@ async function measure(n: number, k: number, rows: BenchRow[]): Promise<void> {
   const buildMs = performance.now() - t0;
   const plan = index.explain();
   const label = `N=${fmtN(n)} k=${k}`;
-  rows.push({ name: `${label}: bulk build (addMany)`, value: `${buildMs.toFixed(0)} ms`, baseline: `${((n / buildMs) * 1e-3).toFixed(1)} M fp/s` });
+  rows.push({
+    name: `${label}: bulk build (addMany)`,
+    value: `${buildMs.toFixed(0)} ms`,
+    baseline: `${((n / buildMs) * 1e-3).toFixed(1)} M fp/s`,
+  });
   rows.push({
     name: `${label}: bytes per fingerprint`,
     value: plan.bytesPerFingerprintActual.toFixed(1),
@@ -157,6 +162,7 @@ export async function run(): Promise<BenchRow[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const t = performance.now();
-  for (const r of await run()) console.log(`${r.name.padEnd(44)} ${r.value.padEnd(22)} ${r.baseline ?? ''}  ${r.ratio ?? ''}`);
+  for (const r of await run())
+    console.log(`${r.name.padEnd(44)} ${r.value.padEnd(22)} ${r.baseline ?? ''}  ${r.ratio ?? ''}`);
   console.log(`(${((performance.now() - t) / 1000).toFixed(1)} s)`);
 }

@@ -6,7 +6,12 @@ import { createSimHasher, init, loadedBuild, simhashOfHashes, type Bits, type To
 import { javaBigIntSimhash } from './baselines/java-bigint.js';
 import { englishText } from './corpus.js';
 
-interface BenchRow { name: string; value: string; baseline?: string; ratio?: string }
+interface BenchRow {
+  name: string;
+  value: string;
+  baseline?: string;
+  ratio?: string;
+}
 
 const require = createRequire(import.meta.url);
 const sjs = require('simhash-js') as { SimHash: new () => { hash(text: string): number } };
@@ -23,27 +28,45 @@ export async function run(): Promise<BenchRow[]> {
   const smallBytes = Buffer.byteLength(small);
   const bench = new Bench({ time: 1000, iterations: 8, warmupTime: 200, warmupIterations: 2 });
   const configs: Array<[TokenizerName, Bits]> = [
-    ['whitespace', 64], ['words', 64], ['shingles', 64], ['ngrams', 64], ['segmenter', 64],
-    ['whitespace', 128], ['words', 128], ['shingles', 128],
+    ['whitespace', 64],
+    ['words', 64],
+    ['shingles', 64],
+    ['ngrams', 64],
+    ['segmenter', 64],
+    ['whitespace', 128],
+    ['words', 128],
+    ['shingles', 128],
   ];
   for (const [tokenizer, bits] of configs) {
     const h = createSimHasher({ tokenizer, bits });
     const input = tokenizer === 'segmenter' ? small : text;
-    bench.add(`${tokenizer} ${bits}`, () => { h.hash(input); });
+    bench.add(`${tokenizer} ${bits}`, () => {
+      h.hash(input);
+    });
   }
   const java = createSimHasher({ preset: 'java' });
-  bench.add('java preset 64', () => { java.hash(text); });
-  bench.add('BigInt port of the Java reference', () => { javaBigIntSimhash(small); });
+  bench.add('java preset 64', () => {
+    java.hash(text);
+  });
+  bench.add('BigInt port of the Java reference', () => {
+    javaBigIntSimhash(small);
+  });
   const simhashJs = new sjs.SimHash();
-  bench.add('simhash-js', () => { simhashJs.hash(small); });
+  bench.add('simhash-js', () => {
+    simhashJs.hash(small);
+  });
 
   const n = 1_000_000;
   const hashes = new BigUint64Array(n);
   let x = 0x9e3779b97f4a7c15n;
   for (let i = 0; i < n; i++) hashes[i] = x = BigInt.asUintN(64, x * 6364136223846793005n + 1442695040888963407n);
   const weights = new Float64Array(n).map((_, i) => (i % 7) + 0.5);
-  bench.add('weighted features (kernel)', () => { simhashOfHashes(hashes, { weights }); });
-  bench.add('unit features (kernel)', () => { simhashOfHashes(hashes); });
+  bench.add('weighted features (kernel)', () => {
+    simhashOfHashes(hashes, { weights });
+  });
+  bench.add('unit features (kernel)', () => {
+    simhashOfHashes(hashes);
+  });
   await bench.run();
 
   const ms = (name: string) => (bench.getTask(name)!.result as unknown as { latency: { mean: number } }).latency.mean;
@@ -52,14 +75,30 @@ export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const [tokenizer, bits] of configs) {
     const v = mbps(tokenizer === 'segmenter' ? smallBytes : bytes, ms(`${tokenizer} ${bits}`));
-    rows.push({ name: `${tokenizer}, ${bits}-bit`, value: `${v.toFixed(0)} MB/s`, baseline: `${(v / baseline).toFixed(0)}× BigInt port`, ratio: `${(v / peer).toFixed(0)}× simhash-js` });
+    rows.push({
+      name: `${tokenizer}, ${bits}-bit`,
+      value: `${v.toFixed(0)} MB/s`,
+      baseline: `${(v / baseline).toFixed(0)}× BigInt port`,
+      ratio: `${(v / peer).toFixed(0)}× simhash-js`,
+    });
   }
   const jv = mbps(bytes, ms('java preset 64'));
-  rows.push({ name: "preset 'java', 64-bit", value: `${jv.toFixed(0)} MB/s`, baseline: `${(jv / baseline).toFixed(0)}× BigInt port`, ratio: `${(jv / peer).toFixed(0)}× simhash-js` });
+  rows.push({
+    name: "preset 'java', 64-bit",
+    value: `${jv.toFixed(0)} MB/s`,
+    baseline: `${(jv / baseline).toFixed(0)}× BigInt port`,
+    ratio: `${(jv / peer).toFixed(0)}× simhash-js`,
+  });
   rows.push({ name: 'BigInt port of the Java reference', value: `${baseline.toFixed(1)} MB/s` });
   rows.push({ name: 'simhash-js 1.0.0', value: `${peer.toFixed(1)} MB/s` });
-  rows.push({ name: 'weighted features, 64-bit (hash → fingerprint)', value: `${(n / ms('weighted features (kernel)') / 1e3).toFixed(0)} M features/s` });
-  rows.push({ name: 'unit-weight features, 64-bit (hash → fingerprint)', value: `${(n / ms('unit features (kernel)') / 1e3).toFixed(0)} M features/s` });
+  rows.push({
+    name: 'weighted features, 64-bit (hash → fingerprint)',
+    value: `${(n / ms('weighted features (kernel)') / 1e3).toFixed(0)} M features/s`,
+  });
+  rows.push({
+    name: 'unit-weight features, 64-bit (hash → fingerprint)',
+    value: `${(n / ms('unit features (kernel)') / 1e3).toFixed(0)} M features/s`,
+  });
   return rows.map((r) => ({ ...r, name: `[${loadedBuild()}] ${r.name}` }));
 }
 

@@ -43,10 +43,17 @@ function tsDistances64(u32: Uint32Array, qlo: number, qhi: number, out: Uint8Arr
 
 function tsDistances128(u32: Uint32Array, q: Uint32Array, out: Uint8Array): void {
   const n = u32.length >>> 2;
-  const q0 = q[0]!, q1 = q[1]!, q2 = q[2]!, q3 = q[3]!;
+  const q0 = q[0]!,
+    q1 = q[1]!,
+    q2 = q[2]!,
+    q3 = q[3]!;
   for (let i = 0; i < n; i++) {
     const p = 4 * i;
-    out[i] = popcount32(u32[p]! ^ q0) + popcount32(u32[p + 1]! ^ q1) + popcount32(u32[p + 2]! ^ q2) + popcount32(u32[p + 3]! ^ q3);
+    out[i] =
+      popcount32(u32[p]! ^ q0) +
+      popcount32(u32[p + 1]! ^ q1) +
+      popcount32(u32[p + 2]! ^ q2) +
+      popcount32(u32[p + 3]! ^ q3);
   }
 }
 
@@ -70,7 +77,6 @@ function tsSelfJoin64(u32: Uint32Array, n: number, k: number): number {
 // ---------------------------------------------------------------------------------------------------------------
 // Data and timing
 
-
 interface Timing {
   median: number; // ms per call
   best: number;
@@ -89,8 +95,9 @@ function time(fn: () => unknown, iterations: number, warmupIterations = 2): Timi
   return { median: result.latency.p50, best: result.latency.min };
 }
 
-const perSecond = (items: number, ms: number): string => ((items / ms) * 1e3 / 1e9).toFixed(2);
-const rate = (items: number, t: Timing, unit: string): string => `${perSecond(items, t.median)}·10⁹ ${unit} (best ${perSecond(items, t.best)})`;
+const perSecond = (items: number, ms: number): string => (((items / ms) * 1e3) / 1e9).toFixed(2);
+const rate = (items: number, t: Timing, unit: string): string =>
+  `${perSecond(items, t.median)}·10⁹ ${unit} (best ${perSecond(items, t.best)})`;
 const ratio = (fast: Timing, slow: Timing): string => `${(slow.median / fast.median).toFixed(1)}×`;
 
 export async function run(): Promise<BenchRow[]> {
@@ -120,13 +127,46 @@ export async function run(): Promise<BenchRow[]> {
   const tsWithin = time(() => tsWithin64(u32, qlo, qhi, K), 3);
   set64.free();
   rows.push(
-    { name: `64-bit distances, 1 query × 10⁷, FingerprintSet (${build})`, value: rate(SCAN, scan, 'fp/s'), baseline: rate(SCAN, tsScan, 'fp/s'), ratio: ratio(scan, tsScan) },
-    { name: '64-bit count within k=3, FingerprintSet', value: rate(SCAN, count, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(count, tsWithin) },
-    { name: '64-bit within k=3 (3 hits), FingerprintSet', value: rate(SCAN, within, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(within, tsWithin) },
-    { name: '64-bit within k=3, one-shot BigUint64Array (chunked copy)', value: rate(SCAN, withinOneShot, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(withinOneShot, tsWithin) },
-    { name: '64-bit count within k=3, one-shot BigUint64Array', value: rate(SCAN, countOneShot, 'fp/s'), baseline: rate(SCAN, tsWithin, 'fp/s'), ratio: ratio(countOneShot, tsWithin) },
-    { name: '64-bit distances, one-shot BigUint64Array', value: rate(SCAN, scanOneShot, 'fp/s'), baseline: rate(SCAN, tsScan, 'fp/s'), ratio: ratio(scanOneShot, tsScan) },
-    { name: 'copy cost: FingerprintSet.from(10⁷ × 64-bit) + free', value: `${copyMs.median.toFixed(1)} ms (${((SCAN * 8) / copyMs.median / 1e6).toFixed(1)} GB/s; best ${copyMs.best.toFixed(1)} ms)` },
+    {
+      name: `64-bit distances, 1 query × 10⁷, FingerprintSet (${build})`,
+      value: rate(SCAN, scan, 'fp/s'),
+      baseline: rate(SCAN, tsScan, 'fp/s'),
+      ratio: ratio(scan, tsScan),
+    },
+    {
+      name: '64-bit count within k=3, FingerprintSet',
+      value: rate(SCAN, count, 'fp/s'),
+      baseline: rate(SCAN, tsWithin, 'fp/s'),
+      ratio: ratio(count, tsWithin),
+    },
+    {
+      name: '64-bit within k=3 (3 hits), FingerprintSet',
+      value: rate(SCAN, within, 'fp/s'),
+      baseline: rate(SCAN, tsWithin, 'fp/s'),
+      ratio: ratio(within, tsWithin),
+    },
+    {
+      name: '64-bit within k=3, one-shot BigUint64Array (chunked copy)',
+      value: rate(SCAN, withinOneShot, 'fp/s'),
+      baseline: rate(SCAN, tsWithin, 'fp/s'),
+      ratio: ratio(withinOneShot, tsWithin),
+    },
+    {
+      name: '64-bit count within k=3, one-shot BigUint64Array',
+      value: rate(SCAN, countOneShot, 'fp/s'),
+      baseline: rate(SCAN, tsWithin, 'fp/s'),
+      ratio: ratio(countOneShot, tsWithin),
+    },
+    {
+      name: '64-bit distances, one-shot BigUint64Array',
+      value: rate(SCAN, scanOneShot, 'fp/s'),
+      baseline: rate(SCAN, tsScan, 'fp/s'),
+      ratio: ratio(scanOneShot, tsScan),
+    },
+    {
+      name: 'copy cost: FingerprintSet.from(10⁷ × 64-bit) + free',
+      value: `${copyMs.median.toFixed(1)} ms (${((SCAN * 8) / copyMs.median / 1e6).toFixed(1)} GB/s; best ${copyMs.best.toFixed(1)} ms)`,
+    },
   );
 
   // --- 128-bit scan ---
@@ -140,8 +180,18 @@ export async function run(): Promise<BenchRow[]> {
   const within128 = time(() => set128.withinDistance(query128, K), 6);
   set128.free();
   rows.push(
-    { name: '128-bit distances, 1 query × 10⁷, FingerprintSet', value: rate(SCAN, scan128, 'fp/s'), baseline: rate(SCAN, tsScan128, 'fp/s'), ratio: ratio(scan128, tsScan128) },
-    { name: '128-bit within k=3 (no hits), FingerprintSet', value: rate(SCAN, within128, 'fp/s'), baseline: rate(SCAN, tsScan128, 'fp/s'), ratio: ratio(within128, tsScan128) },
+    {
+      name: '128-bit distances, 1 query × 10⁷, FingerprintSet',
+      value: rate(SCAN, scan128, 'fp/s'),
+      baseline: rate(SCAN, tsScan128, 'fp/s'),
+      ratio: ratio(scan128, tsScan128),
+    },
+    {
+      name: '128-bit within k=3 (no hits), FingerprintSet',
+      value: rate(SCAN, within128, 'fp/s'),
+      baseline: rate(SCAN, tsScan128, 'fp/s'),
+      ratio: ratio(within128, tsScan128),
+    },
   );
 
   // --- self-join, brute force ---
@@ -164,7 +214,7 @@ export async function run(): Promise<BenchRow[]> {
     name: '64-bit count within k=3, 1 query × 10⁵ in cache, FingerprintSet',
     value: rate(50 * JOIN, inCache, 'fp/s'),
     baseline: rate(5 * JOIN, inCacheTs, 'fp/s'),
-    ratio: `${((50 / inCache.median) / (5 / inCacheTs.median)).toFixed(1)}×`,
+    ratio: `${(50 / inCache.median / (5 / inCacheTs.median)).toFixed(1)}×`,
   });
   const basePairs = (JOIN_BASELINE * (JOIN_BASELINE - 1)) / 2;
   const tsJoin = time(() => tsSelfJoin64(new Uint32Array(joinFps.buffer), JOIN_BASELINE, K), 2, 1);
@@ -176,7 +226,10 @@ export async function run(): Promise<BenchRow[]> {
     baseline: rate(basePairs, tsJoin, 'pairs/s'),
     ratio: `${(joinRate / tsRate).toFixed(1)}×`,
   });
-  rows.push({ name: '64-bit self-join of 3·10⁴, one-shot BigUint64Array', value: rate((30_000 * 29_999) / 2, joinOneShot, 'pairs/s') });
+  rows.push({
+    name: '64-bit self-join of 3·10⁴, one-shot BigUint64Array',
+    value: rate((30_000 * 29_999) / 2, joinOneShot, 'pairs/s'),
+  });
   return rows;
 }
 

@@ -4,7 +4,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 
-interface BenchRow { name: string; value: string; baseline?: string; ratio?: string }
+interface BenchRow {
+  name: string;
+  value: string;
+  baseline?: string;
+  ratio?: string;
+}
 
 const topics = ['fingerprint', 'hamming', 'fingerprint-index', 'dedup'];
 const only = process.argv.slice(2);
@@ -15,7 +20,9 @@ function table(title: string, rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-console.log(`Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}\n`);
+console.log(
+  `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}\n`,
+);
 for (const topic of topics) {
   if (only.length && !only.includes(topic)) continue;
   const file = new URL(`./${topic}.bench.ts`, import.meta.url);

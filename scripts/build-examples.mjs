@@ -18,10 +18,14 @@ if (!fs.existsSync(library)) {
 }
 // A stale dist would make the page show old behaviour; say so rather than fail (dist may be intentionally pinned).
 const newestSource = Math.max(
-  ...fs.readdirSync(path.join(root, 'src'), { recursive: true }).map((f) => fs.statSync(path.join(root, 'src', f)).mtimeMs),
+  ...fs
+    .readdirSync(path.join(root, 'src'), { recursive: true })
+    .map((f) => fs.statSync(path.join(root, 'src', f)).mtimeMs),
 );
 if (newestSource > fs.statSync(library).mtimeMs) {
-  console.warn('build-examples: warning: src/ is newer than dist/index.mjs; run "npm run build" to refresh the library');
+  console.warn(
+    'build-examples: warning: src/ is newer than dist/index.mjs; run "npm run build" to refresh the library',
+  );
 }
 
 fs.rmSync(out, { recursive: true, force: true });
@@ -33,5 +37,7 @@ for (const name of fs.readdirSync(source)) {
   copied.push(name);
 }
 fs.copyFileSync(library, path.join(out, 'lib/simhash-wasm.mjs'));
-console.log(`build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs (dist/index.mjs)`);
+console.log(
+  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs (dist/index.mjs)`,
+);
 console.log('serve it with: npm run serve:examples');

@@ -7,7 +7,11 @@ const asc = new URL('../node_modules/assemblyscript/bin/asc.js', import.meta.url
 const sizes = {};
 for (const target of ['scalar', 'simd']) {
   const out = `build/simhash.${target}.wasm`;
-  execFileSync(process.execPath, [asc, 'assembly/simhash.ts', '--target', target, '--outFile', `${out}.${process.pid}.tmp`], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [asc, 'assembly/simhash.ts', '--target', target, '--outFile', `${out}.${process.pid}.tmp`],
+    { stdio: 'inherit' },
+  );
   fs.renameSync(`${out}.${process.pid}.tmp`, out);
   sizes[target] = fs.readFileSync(out);
 }

@@ -61,7 +61,10 @@ for (const file of walk(dist).sort()) {
   let verdict = '';
   if (budget) {
     const over = ['raw', 'gzip'].filter((key) => size[key] > budget[key]);
-    verdict = over.length === 0 ? `ok (budget ${kib(budget.raw)} / ${kib(budget.gzip)} gz)` : `OVER ${over.join(' and ')} budget`;
+    verdict =
+      over.length === 0
+        ? `ok (budget ${kib(budget.raw)} / ${kib(budget.gzip)} gz)`
+        : `OVER ${over.join(' and ')} budget`;
     for (const key of over) failures.push(`${rel}: ${key} ${size[key]} B > budget ${budget[key]} B`);
   }
   rows.push([rel, kib(size.raw), kib(size.gzip), kib(size.brotli), verdict]);
@@ -73,7 +76,11 @@ rows.push(['total', kib(totals.raw), kib(totals.gzip), kib(totals.brotli), '']);
 
 const header = ['file', 'raw', 'gzip', 'brotli', 'budget'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-const line = (cells) => cells.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+const line = (cells) =>
+  cells
+    .map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+    .join('  ')
+    .trimEnd();
 console.log(line(header));
 for (const row of rows) console.log(line(row));
 

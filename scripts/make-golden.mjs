@@ -12,8 +12,29 @@ await init({ build: 'scalar' });
 
 /** A deterministic long text in several scripts (a linear congruential generator, no Math.random). */
 function longText() {
-  const words = ['near', 'duplicate', 'detection', 'simhash', 'the', 'of', 'Ελληνικά', 'Русский', 'текст',
-    '中文', '文本', '日本語', 'العربية', 'हिन्दी', 'café', 'naïve', '😀', '👍🏽', '𠀀', '2024', 'x_y'];
+  const words = [
+    'near',
+    'duplicate',
+    'detection',
+    'simhash',
+    'the',
+    'of',
+    'Ελληνικά',
+    'Русский',
+    'текст',
+    '中文',
+    '文本',
+    '日本語',
+    'العربية',
+    'हिन्दी',
+    'café',
+    'naïve',
+    '😀',
+    '👍🏽',
+    '𠀀',
+    '2024',
+    'x_y',
+  ];
   const seps = [' ', ' ', ' ', '  ', '\t', '\n', ', ', '. ', '\r\n'];
   let s = 20240601;
   const next = (n) => {
@@ -77,14 +98,38 @@ const FEATURES = [
   ['duplicates', ['x', 'x', 'x', 'y', 'z', 'z']],
   ['unicode features', ['中文', 'Ελλην', '😀', '', 'e\u0301', 'lone\ud800']],
   ['weighted pairs', [['foo', 3], ['bar', 1], ['baz', 7], 'qux']],
-  ['fractional and negative weights', [['a', 0.5], ['b', -2], ['c', 0], ['d', 1e-9], ['e', 123456.75]]],
+  [
+    'fractional and negative weights',
+    [
+      ['a', 0.5],
+      ['b', -2],
+      ['c', 0],
+      ['d', 1e-9],
+      ['e', 123456.75],
+    ],
+  ],
   ['many features', Array.from({ length: 300 }, (_, i) => `feature-${i}`)],
 ];
 
 const MAPS = [
   ['empty map', []],
-  ['weighted map', [['foo', 3], ['bar', 1], ['baz', 7]]],
-  ['fractional map', [['ανά', 0.25], ['ひと', 2.5], ['😀', -1], ['x', 10]]],
+  [
+    'weighted map',
+    [
+      ['foo', 3],
+      ['bar', 1],
+      ['baz', 7],
+    ],
+  ],
+  [
+    'fractional map',
+    [
+      ['ανά', 0.25],
+      ['ひと', 2.5],
+      ['😀', -1],
+      ['x', 10],
+    ],
+  ],
 ];
 
 const BITS = [32, 64, 128];
@@ -114,10 +159,17 @@ for (const [name, text] of TEXTS) {
   lines.push({ kind: 'text', name, text, results: results(text, options) });
 }
 for (const [name, bytes] of BYTES) {
-  lines.push({ kind: 'bytes', name, bytes, results: results(Uint8Array.from(bytes), [{}, { tokenizer: 'words' }, { tokenizer: 'ngrams', width: 2 }]) });
+  lines.push({
+    kind: 'bytes',
+    name,
+    bytes,
+    results: results(Uint8Array.from(bytes), [{}, { tokenizer: 'words' }, { tokenizer: 'ngrams', width: 2 }]),
+  });
 }
-for (const [name, features] of FEATURES) lines.push({ kind: 'features', name, features, results: results(features, [{}]) });
-for (const [name, entries] of MAPS) lines.push({ kind: 'map', name, entries, results: results(new Map(entries), [{}]) });
+for (const [name, features] of FEATURES)
+  lines.push({ kind: 'features', name, features, results: results(features, [{}]) });
+for (const [name, entries] of MAPS)
+  lines.push({ kind: 'map', name, entries, results: results(new Map(entries), [{}]) });
 for (const feature of ['', 'a', 'simhash', '中文', '😀', 'x'.repeat(100)]) {
   const hashes = BITS.map((bits) => ({ bits, hash: toHex(featureHash(feature, bits), bits) }));
   lines.push({ kind: 'featureHash', feature, hashes });
@@ -127,4 +179,6 @@ const file = new URL('../test/vectors/golden.jsonl', import.meta.url);
 fs.mkdirSync(new URL('.', file), { recursive: true });
 fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 const count = lines.reduce((n, l) => n + (l.results?.length ?? l.hashes?.length ?? 0), 0);
-console.error(`wrote ${lines.length - 1} inputs, ${count} fingerprints and hashes for ${SPEC_ID} to test/vectors/golden.jsonl`);
+console.error(
+  `wrote ${lines.length - 1} inputs, ${count} fingerprints and hashes for ${SPEC_ID} to test/vectors/golden.jsonl`,
+);

@@ -14,11 +14,67 @@ export {
   type HashesOptions,
 } from './fingerprint/fingerprint.js';
 export { hammingDistance, similarity, toHex, fromHex, toBinary, fromBinary } from './fingerprint/bits.js';
-export { hammingDistances, hammingDistancesInto, withinDistance, countWithinDistance, nearest, distanceHistogram, pairsWithinDistance, selfPairsWithinDistance, FingerprintSet, type HammingBits, type HammingOptions, type NearestResult, type HammingPairs } from './hamming/hamming.js';
+export {
+  hammingDistances,
+  hammingDistancesInto,
+  withinDistance,
+  countWithinDistance,
+  nearest,
+  distanceHistogram,
+  pairsWithinDistance,
+  selfPairsWithinDistance,
+  FingerprintSet,
+  type HammingBits,
+  type HammingOptions,
+  type NearestResult,
+  type HammingPairs,
+} from './hamming/hamming.js';
 export { segmenterWords } from './fingerprint/tokenize.js';
-export type { Bits, Preset, TokenizerName, TokenizerFunction, Feature, Normalization, SimHashOptions, Plan } from './fingerprint/options.js';
+export type {
+  Bits,
+  Preset,
+  TokenizerName,
+  TokenizerFunction,
+  Feature,
+  Normalization,
+  SimHashOptions,
+  Plan,
+} from './fingerprint/options.js';
 export { SPEC_ID } from './fingerprint/spec.js';
 export { verifyPairs, dropFeaturelessPairs } from './dedup/verify-pairs.js';
-export { findNearDuplicates, clusters, dedup, defaultDedupK, type VerifyOptions, type FindNearDuplicatesOptions, type NearDuplicatePairs, type ClusterMode, type ClusterOptions, type Clusters, type PairList, type DedupOptions, type DedupResult, type DedupTimings } from './dedup/dedup.js';
-export { FingerprintIndex, type FingerprintIndexOptions, type FingerprintId, type Neighbor, type IndexExplanation, type IndexLayout, type IndexPlan, type TablePlan } from './fingerprint-index/fingerprint-index.js';
-export { createVerifier, shingles, shingleHashes, jaccardSorted, minhashSketch, sketchJaccard, type Verifier, type VerifierOptions } from './dedup/shingle-jaccard.js';
+export {
+  findNearDuplicates,
+  clusters,
+  dedup,
+  defaultDedupK,
+  type VerifyOptions,
+  type FindNearDuplicatesOptions,
+  type NearDuplicatePairs,
+  type ClusterMode,
+  type ClusterOptions,
+  type Clusters,
+  type PairList,
+  type DedupOptions,
+  type DedupResult,
+  type DedupTimings,
+} from './dedup/dedup.js';
+export {
+  FingerprintIndex,
+  type FingerprintIndexOptions,
+  type FingerprintId,
+  type Neighbor,
+  type IndexExplanation,
+  type IndexLayout,
+  type IndexPlan,
+  type TablePlan,
+} from './fingerprint-index/fingerprint-index.js';
+export {
+  createVerifier,
+  shingles,
+  shingleHashes,
+  jaccardSorted,
+  minhashSketch,
+  sketchJaccard,
+  type Verifier,
+  type VerifierOptions,
+} from './dedup/shingle-jaccard.js';

@@ -45,7 +45,8 @@ export function whitespaceFeatures(text: string): Uint8Array[] {
 }
 
 const WORD = /^[\p{L}\p{N}\p{M}]$/u;
-const STANDALONE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
+const STANDALONE =
+  /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
 
 /** Simple case folding as the spec defines it: lowercase(uppercase(c)) over single-code-point mappings. */
 export function foldChar(c: string): string {
@@ -102,7 +103,11 @@ export function shingleFeatures(text: string, width: number): Uint8Array[] {
 }
 
 export function ngramFeatures(text: string, width: number): Uint8Array[] {
-  const normalized = [...wordList(text, false).map((w) => w.join('')).join(' ')];
+  const normalized = [
+    ...wordList(text, false)
+      .map((w) => w.join(''))
+      .join(' '),
+  ];
   if (normalized.length === 0) return [];
   if (normalized.length < width) return [utf8.encode(normalized.join(''))];
   const out: Uint8Array[] = [];
@@ -124,7 +129,12 @@ export function referenceFeatures(text: string, mode: Mode, width: number): Uint
 }
 
 /** The reducer: counter i += w where bit i of the feature hash is 1, -= w where it is 0; bit set where > 0. */
-export function referenceReduce(hashes: readonly bigint[], weights: readonly number[] | null, bits: Bits, tiesSetBit = false): bigint {
+export function referenceReduce(
+  hashes: readonly bigint[],
+  weights: readonly number[] | null,
+  bits: Bits,
+  tiesSetBit = false,
+): bigint {
   const width = bits === 128 ? 128 : 64;
   const counters = new Array<number>(width).fill(0);
   hashes.forEach((h, j) => {
@@ -138,13 +148,21 @@ export function referenceReduce(hashes: readonly bigint[], weights: readonly num
   return fp;
 }
 
-export function referenceSimhash(text: string, mode: Mode, width: number, bits: Bits): { fingerprint: bigint; featureCount: number } {
+export function referenceSimhash(
+  text: string,
+  mode: Mode,
+  width: number,
+  bits: Bits,
+): { fingerprint: bigint; featureCount: number } {
   const features = referenceFeatures(text, mode, width);
   const hashes = features.map((f) => referenceFeatureHash(f, bits === 128 ? 128 : 64));
   return { fingerprint: referenceReduce(hashes, null, bits), featureCount: features.length };
 }
 
-export function referenceSimhashFeatures(features: ReadonlyArray<string | readonly [string, number]>, bits: Bits): bigint {
+export function referenceSimhashFeatures(
+  features: ReadonlyArray<string | readonly [string, number]>,
+  bits: Bits,
+): bigint {
   const hashes: bigint[] = [];
   const weights: number[] = [];
   for (const f of features) {
@@ -181,10 +199,52 @@ export function rng(seed: number): () => number {
 }
 
 const PIECES = [
-  'the', 'Quick', 'BROWN', 'fox', 'a', 'of', 'jumps', 'over', 'lazy', 'dog', 'internationalization', '42', 'x1',
-  'café', 'naïve', 'Straße', 'ǅemal', 'ΣΊΣΥΦΟΣ', 'ς', 'Привет', 'мир', 'İstanbul', 'KELVIN', 'ﬁle',
-  '中文', '日本語の文章', 'カタカナ', 'ภาษาไทย', '한국어', 'العربية', 'हिन्दी', 'e\u0301', '😀', '𝒳𝒴', '👍🏽',
-  '\ud800', '\udfff', 'a\ud83dz', '\u0000', '\u00a0', '\u3000', '-', '...', "don't", 'e-mail', '#tag',
+  'the',
+  'Quick',
+  'BROWN',
+  'fox',
+  'a',
+  'of',
+  'jumps',
+  'over',
+  'lazy',
+  'dog',
+  'internationalization',
+  '42',
+  'x1',
+  'café',
+  'naïve',
+  'Straße',
+  'ǅemal',
+  'ΣΊΣΥΦΟΣ',
+  'ς',
+  'Привет',
+  'мир',
+  'İstanbul',
+  'KELVIN',
+  'ﬁle',
+  '中文',
+  '日本語の文章',
+  'カタカナ',
+  'ภาษาไทย',
+  '한국어',
+  'العربية',
+  'हिन्दी',
+  'e\u0301',
+  '😀',
+  '𝒳𝒴',
+  '👍🏽',
+  '\ud800',
+  '\udfff',
+  'a\ud83dz',
+  '\u0000',
+  '\u00a0',
+  '\u3000',
+  '-',
+  '...',
+  "don't",
+  'e-mail',
+  '#tag',
 ];
 const SEPARATORS = [' ', ' ', ' ', '  ', '\t', '\n', '\r\n', '\f', '\v', ', ', '. ', '', '—', '\u2028'];
 

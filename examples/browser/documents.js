@@ -41,12 +41,30 @@ export async function readFiles(files) {
 }
 
 const SAMPLE_PARAGRAPHS = [
-  ['lighthouse', 'The old lighthouse keeper climbed the spiral stairs every evening at dusk, trimmed the wick, polished the great lens and watched the beam sweep across the rocks where so many ships had been lost before the light was built.'],
-  ['sourdough', 'To make a sourdough loaf, feed the starter the night before, mix flour and water and let them rest, then add the starter and salt, fold the dough every half hour for two hours and leave it to rise slowly in a cool kitchen.'],
-  ['glacier', 'Glaciers advance and retreat over centuries, carving valleys into a characteristic U shape, leaving moraines of rock and gravel behind them and feeding the rivers below with meltwater through the long dry summer.'],
-  ['compiler', 'A compiler reads the source program, builds a syntax tree, checks the types, lowers the tree into an intermediate form, optimises that form with many small passes and finally emits machine code for the target processor.'],
-  ['orchestra', 'Before the concert the oboe sounds a long A, the strings tune their open strings to it, the brass and woodwinds follow, and the conductor waits in the wings until the hall falls completely silent.'],
-  ['marathon', 'Training for a first marathon takes months of patient running, most of it slow, with one long run each weekend that grows by a mile or two, plenty of sleep, and a taper in the final three weeks before the race.'],
+  [
+    'lighthouse',
+    'The old lighthouse keeper climbed the spiral stairs every evening at dusk, trimmed the wick, polished the great lens and watched the beam sweep across the rocks where so many ships had been lost before the light was built.',
+  ],
+  [
+    'sourdough',
+    'To make a sourdough loaf, feed the starter the night before, mix flour and water and let them rest, then add the starter and salt, fold the dough every half hour for two hours and leave it to rise slowly in a cool kitchen.',
+  ],
+  [
+    'glacier',
+    'Glaciers advance and retreat over centuries, carving valleys into a characteristic U shape, leaving moraines of rock and gravel behind them and feeding the rivers below with meltwater through the long dry summer.',
+  ],
+  [
+    'compiler',
+    'A compiler reads the source program, builds a syntax tree, checks the types, lowers the tree into an intermediate form, optimises that form with many small passes and finally emits machine code for the target processor.',
+  ],
+  [
+    'orchestra',
+    'Before the concert the oboe sounds a long A, the strings tune their open strings to it, the brass and woodwinds follow, and the conductor waits in the wings until the hall falls completely silent.',
+  ],
+  [
+    'marathon',
+    'Training for a first marathon takes months of patient running, most of it slow, with one long run each weekend that grows by a mile or two, plenty of sleep, and a taper in the final three weeks before the race.',
+  ],
 ];
 
 /**
@@ -61,7 +79,10 @@ export function sampleDocuments() {
   docs.push({ name: 'lighthouse (one word changed).txt', text: lighthouse.replace('evening', 'night') });
   docs.push({ name: 'lighthouse (sentence added).txt', text: lighthouse + ' He kept a log of every storm.' });
   docs.push({ name: 'sourdough (shouted).txt', text: sourdough.toUpperCase().replace(/,/g, ';') });
-  docs.push({ name: 'glacier (two words changed).txt', text: glacier.replace('centuries', 'millennia').replace('summer', 'season') });
+  docs.push({
+    name: 'glacier (two words changed).txt',
+    text: glacier.replace('centuries', 'millennia').replace('summer', 'season'),
+  });
   docs.push({ name: 'compiler (copy).txt', text: compiler });
   return docs;
 }
@@ -87,7 +108,24 @@ function random(seed) {
  */
 export function generatedDocuments(count, seed = 1) {
   const next = random(seed);
-  const syllables = ['ka', 'lo', 'mi', 'ren', 'sa', 'tu', 'vel', 'dor', 'an', 'is', 'qua', 'ber', 'no', 'zi', 'pel', 'gor'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ren',
+    'sa',
+    'tu',
+    'vel',
+    'dor',
+    'an',
+    'is',
+    'qua',
+    'ber',
+    'no',
+    'zi',
+    'pel',
+    'gor',
+  ];
   const vocabulary = [];
   for (let i = 0; i < 2000; i++) {
     const length = 1 + Math.floor(next() * 3);

@@ -59,7 +59,9 @@ function updateDocCount() {
   const files = state.fileDocs.length;
   const total = pasted + files;
   $('doc-count').textContent =
-    total === 0 ? 'No documents yet.' : `${total.toLocaleString()} documents: ${pasted.toLocaleString()} pasted, ${files.toLocaleString()} from files or samples.`;
+    total === 0
+      ? 'No documents yet.'
+      : `${total.toLocaleString()} documents: ${pasted.toLocaleString()} pasted, ${files.toLocaleString()} from files or samples.`;
 }
 
 /** @param {Iterable<File>} files */
@@ -74,12 +76,14 @@ async function addFiles(files) {
 function readOptions() {
   const bits = Number(input('bits').value);
   const k = Number(input('k').value);
-  if (!Number.isInteger(k) || k < 0 || k > bits) throw new RangeError(`k must be an integer from 0 to ${bits}, got ${input('k').value}`);
+  if (!Number.isInteger(k) || k < 0 || k > bits)
+    throw new RangeError(`k must be an integer from 0 to ${bits}, got ${input('k').value}`);
   const widthText = input('width').value.trim();
   const options = { k, bits, tokenizer: input('tokenizer').value };
   if (widthText !== '') {
     const width = Number(widthText);
-    if (!Number.isInteger(width) || width < 1 || width > 64) throw new RangeError(`width must be an integer from 1 to 64, got ${widthText}`);
+    if (!Number.isInteger(width) || width < 1 || width > 64)
+      throw new RangeError(`width must be an integer from 1 to 64, got ${widthText}`);
     options.width = width;
   }
   return options;
@@ -157,7 +161,10 @@ function run() {
       const message = event.data;
       if (message.id !== id) return;
       if (message.type === 'ready') {
-        setStatus('running', `Worker ready (WebAssembly ${message.build}); fingerprinting ${docs.length.toLocaleString()} documents…`);
+        setStatus(
+          'running',
+          `Worker ready (WebAssembly ${message.build}); fingerprinting ${docs.length.toLocaleString()} documents…`,
+        );
       } else if (message.type === 'progress') {
         const [from, to] = PHASES[message.phase];
         const fraction = message.total === 0 ? 1 : message.done / message.total;
@@ -174,7 +181,10 @@ function run() {
         const renderStart = performance.now();
         render();
         const renderMs = performance.now() - renderStart;
-        setStatus('done', `Done: ${docs.length.toLocaleString()} documents in ${workerMs.toFixed(0)} ms (worker, ${message.build}) + ${renderMs.toFixed(0)} ms to draw.`);
+        setStatus(
+          'done',
+          `Done: ${docs.length.toLocaleString()} documents in ${workerMs.toFixed(0)} ms (worker, ${message.build}) + ${renderMs.toFixed(0)} ms to draw.`,
+        );
         resolve(summary(message, docs, { progressLog, maxStallMs, workerMs }));
       } else if (message.type === 'error') {
         finish();
@@ -261,9 +271,23 @@ function render() {
   const t = result.timings;
   $('summary').replaceChildren(
     el('span', {}, el('b', {}, n.toLocaleString()), ' documents'),
-    el('span', {}, el('b', { id: 'pair-count' }, result.pairs.a.length.toLocaleString()), ` pairs within distance ${result.k}`),
-    el('span', {}, el('b', { id: 'cluster-count' }, multi.length.toLocaleString()), ` clusters of near-duplicates (${clustered.toLocaleString()} documents)`),
-    el('span', { class: 'muted' }, `${result.bits}-bit · ${result.build} · fingerprints ${t.fingerprintMs.toFixed(1)} ms, pairs ${t.pairsMs.toFixed(1)} ms, clusters ${t.clusterMs.toFixed(1)} ms, histogram ${t.histogramMs.toFixed(1)} ms`),
+    el(
+      'span',
+      {},
+      el('b', { id: 'pair-count' }, result.pairs.a.length.toLocaleString()),
+      ` pairs within distance ${result.k}`,
+    ),
+    el(
+      'span',
+      {},
+      el('b', { id: 'cluster-count' }, multi.length.toLocaleString()),
+      ` clusters of near-duplicates (${clustered.toLocaleString()} documents)`,
+    ),
+    el(
+      'span',
+      { class: 'muted' },
+      `${result.bits}-bit · ${result.build} · fingerprints ${t.fingerprintMs.toFixed(1)} ms, pairs ${t.pairsMs.toFixed(1)} ms, clusters ${t.clusterMs.toFixed(1)} ms, histogram ${t.histogramMs.toFixed(1)} ms`,
+    ),
   );
 
   const list = $('clusters');
@@ -271,11 +295,22 @@ function render() {
   for (const [rank, members] of multi.slice(0, MAX_CLUSTERS_SHOWN).entries()) {
     const items = el('ul');
     for (const i of members.slice(0, MAX_MEMBERS_SHOWN)) items.append(docItem(i));
-    if (members.length > MAX_MEMBERS_SHOWN) items.append(el('li', { class: 'muted' }, `… and ${members.length - MAX_MEMBERS_SHOWN} more`));
-    list.append(el('li', { class: 'cluster', data: { cluster: String(result.clusterOf[members[0]]) } }, el('b', {}, `Cluster ${rank + 1}`), ` · ${members.length} documents`, items));
+    if (members.length > MAX_MEMBERS_SHOWN)
+      items.append(el('li', { class: 'muted' }, `… and ${members.length - MAX_MEMBERS_SHOWN} more`));
+    list.append(
+      el(
+        'li',
+        { class: 'cluster', data: { cluster: String(result.clusterOf[members[0]]) } },
+        el('b', {}, `Cluster ${rank + 1}`),
+        ` · ${members.length} documents`,
+        items,
+      ),
+    );
   }
-  if (multi.length === 0) list.append(el('li', { class: 'muted' }, `No two documents are within distance ${result.k}.`));
-  if (multi.length > MAX_CLUSTERS_SHOWN) list.append(el('li', { class: 'muted' }, `… and ${multi.length - MAX_CLUSTERS_SHOWN} more clusters`));
+  if (multi.length === 0)
+    list.append(el('li', { class: 'muted' }, `No two documents are within distance ${result.k}.`));
+  if (multi.length > MAX_CLUSTERS_SHOWN)
+    list.append(el('li', { class: 'muted' }, `… and ${multi.length - MAX_CLUSTERS_SHOWN} more clusters`));
 
   const body = /** @type {HTMLTableElement} */ ($('documents')).tBodies[0];
   body.replaceChildren();
@@ -293,7 +328,8 @@ function render() {
       ),
     );
   }
-  $('documents-more').textContent = n > MAX_ROWS_SHOWN ? `Showing the first ${MAX_ROWS_SHOWN} of ${n.toLocaleString()} documents.` : '';
+  $('documents-more').textContent =
+    n > MAX_ROWS_SHOWN ? `Showing the first ${MAX_ROWS_SHOWN} of ${n.toLocaleString()} documents.` : '';
 
   input('pick-a').max = String(n);
   input('pick-b').max = String(n);
@@ -305,7 +341,11 @@ function render() {
 function renderHistogram() {
   const result = state.result;
   if (!result) return;
-  drawHistogram(/** @type {HTMLCanvasElement} */ ($('histogram')), { counts: result.histogram, k: result.k, log: input('log-scale').checked });
+  drawHistogram(/** @type {HTMLCanvasElement} */ ($('histogram')), {
+    counts: result.histogram,
+    k: result.k,
+    log: input('log-scale').checked,
+  });
   const canvas = $('histogram');
   canvas.dataset.pairs = String(result.histogramPairs);
   $('histogram-info').textContent = result.histogramSampled
@@ -349,9 +389,19 @@ function renderCompare() {
       el('dt', {}, 'fingerprints'),
       el('dd', { class: 'mono' }, toHex(fa, bits), el('br'), toHex(fb, bits)),
       el('dt', {}, 'distance'),
-      el('dd', {}, el('span', { class: `distance${near ? ' near' : ''}`, id: 'distance' }, String(distance)), ` of ${bits} bits · similarity ${(similarity(fa, fb, bits) * 100).toFixed(1)}%`),
+      el(
+        'dd',
+        {},
+        el('span', { class: `distance${near ? ' near' : ''}`, id: 'distance' }, String(distance)),
+        ` of ${bits} bits · similarity ${(similarity(fa, fb, bits) * 100).toFixed(1)}%`,
+      ),
       el('dt', {}, 'verdict'),
-      el('dd', {}, near ? `near-duplicates (≤ ${k})` : `not near-duplicates (> ${k})`, clusterOf[a] === clusterOf[b] ? ' · same cluster' : ''),
+      el(
+        'dd',
+        {},
+        near ? `near-duplicates (≤ ${k})` : `not near-duplicates (> ${k})`,
+        clusterOf[a] === clusterOf[b] ? ' · same cluster' : '',
+      ),
     ),
     bitStrip(fa ^ fb, bits),
   );
@@ -384,7 +434,9 @@ function bitStrip(xor, bits) {
 // ---------------------------------------------------------------- events
 function onPick() {
   const n = state.docs.length;
-  const picks = [input('pick-a').value, input('pick-b').value].map(Number).filter((v) => Number.isInteger(v) && v >= 1 && v <= n);
+  const picks = [input('pick-a').value, input('pick-b').value]
+    .map(Number)
+    .filter((v) => Number.isInteger(v) && v >= 1 && v <= n);
   if (picks.length === 2) select(picks.map((v) => v - 1));
 }
 
@@ -403,7 +455,8 @@ $('histogram').addEventListener('mousemove', (event) => {
   const result = state.result;
   if (!result) return;
   const bin = binAt(/** @type {HTMLCanvasElement} */ (event.currentTarget), event.offsetX, result.histogram.length);
-  $('histogram-hover').textContent = bin < 0 ? '\u00a0' : `distance ${bin}: ${result.histogram[bin].toLocaleString()} pairs`;
+  $('histogram-hover').textContent =
+    bin < 0 ? '\u00a0' : `distance ${bin}: ${result.histogram[bin].toLocaleString()} pairs`;
 });
 
 input('paste').addEventListener('input', updateDocCount);

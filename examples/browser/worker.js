@@ -34,7 +34,11 @@ self.onmessage = async (event) => {
     self.postMessage({ type: 'ready', id: message.id, build: loadedBuild() });
     run(message);
   } catch (error) {
-    self.postMessage({ type: 'error', id: message.id, message: error instanceof Error ? error.message : String(error) });
+    self.postMessage({
+      type: 'error',
+      id: message.id,
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 };
 
@@ -55,7 +59,8 @@ function run({ id, texts, options }) {
   for (let start = 0; start < n; ) {
     let end = start;
     let chars = 0;
-    while (end < n && (end === start || (end - start < BATCH_DOCS && chars < BATCH_CHARS))) chars += texts[end++].length;
+    while (end < n && (end === start || (end - start < BATCH_DOCS && chars < BATCH_CHARS)))
+      chars += texts[end++].length;
     fingerprints.set(simhashMany(texts.slice(start, end), hashOptions), start * words);
     start = end;
     progress(id, 'fingerprints', start, n);
@@ -93,7 +98,14 @@ function run({ id, texts, options }) {
       histogramSampled: histogram.sampled,
       timings,
     },
-    [fingerprints.buffer, clusterOf.buffer, pairs.a.buffer, pairs.b.buffer, pairs.distance.buffer, histogram.counts.buffer],
+    [
+      fingerprints.buffer,
+      clusterOf.buffer,
+      pairs.a.buffer,
+      pairs.b.buffer,
+      pairs.distance.buffer,
+      histogram.counts.buffer,
+    ],
   );
 }
 

@@ -136,7 +136,9 @@ class Progress {
     const width = 30;
     const filled = total > 0 ? Math.round((done / total) * width) : width;
     const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${label} ${done}/${total}\x1b[K`);
+    process.stderr.write(
+      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${label} ${done}/${total}\x1b[K`,
+    );
   }
   done(): void {
     if (this.enabled) process.stderr.write('\r\x1b[K');
@@ -215,18 +217,27 @@ function parseJsonl(bytes: Uint8Array, source: string, o: ReadOptions, report: R
 function addDocuments(bytes: Uint8Array, source: string, o: ReadOptions, report: Reporter, docs: Doc[]): void {
   if (o.jsonl) parseJsonl(bytes, source, o, report, docs);
   else if (o.lines) {
-    decoder.decode(bytes).split('\n').forEach((line, i) => {
-      if (line.trim() !== '') docs.push({ name: `${source}:${i + 1}`, text: line });
-    });
+    decoder
+      .decode(bytes)
+      .split('\n')
+      .forEach((line, i) => {
+        if (line.trim() !== '') docs.push({ name: `${source}:${i + 1}`, text: line });
+      });
   } else docs.push({ name: source, text: bytes });
 }
 
-function readInputs(inputs: string[], o: ReadOptions, report: Reporter, progress: Progress): { docs: Doc[]; bytes: number } {
+function readInputs(
+  inputs: string[],
+  o: ReadOptions,
+  report: Reporter,
+  progress: Progress,
+): { docs: Doc[]; bytes: number } {
   const docs: Doc[] = [];
   let bytes = 0;
   if (inputs.length === 0) {
     // Waiting on a terminal for documents nobody is typing would look like a hang.
-    if (process.stdin.isTTY) throw new UsageError('no input: give files or directories, or pipe documents into standard input');
+    if (process.stdin.isTTY)
+      throw new UsageError('no input: give files or directories, or pipe documents into standard input');
     inputs = ['-'];
   }
   const files: string[] = [];
@@ -273,8 +284,15 @@ type Values = { [key: string]: string | boolean | undefined };
 function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
   const bits = choice(v.bits as string | undefined, 'bits', ['64', '128'], '64') === '128' ? 128 : 64;
   const o: SimHashOptions & { bits: 64 | 128 } = { bits };
-  if (v.tokenizer !== undefined) o.tokenizer = choice(v.tokenizer as string, 'tokenizer', ['whitespace', 'words', 'shingles', 'ngrams', 'segmenter'] as TokenizerName[], 'shingles');
-  if (v.preset !== undefined) o.preset = choice(v.preset as string, 'preset', ['default', 'java'] as Preset[], 'default');
+  if (v.tokenizer !== undefined)
+    o.tokenizer = choice(
+      v.tokenizer as string,
+      'tokenizer',
+      ['whitespace', 'words', 'shingles', 'ngrams', 'segmenter'] as TokenizerName[],
+      'shingles',
+    );
+  if (v.preset !== undefined)
+    o.preset = choice(v.preset as string, 'preset', ['default', 'java'] as Preset[], 'default');
   if (v.width !== undefined) o.width = intOption(v.width as string, 'width', 3, 1, 64);
   return o;
 }
@@ -292,7 +310,11 @@ function readOptions(v: Values): ReadOptions {
   };
 }
 
-function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress: Progress): { fps: BigUint64Array; featureCounts: Float64Array } {
+function hashAll(
+  docs: Doc[],
+  options: SimHashOptions & { bits: Bits },
+  progress: Progress,
+): { fps: BigUint64Array; featureCounts: Float64Array } {
   // Batches of about 4 MB: one WebAssembly call each, and a progress update between them.
   let hasher: SimHasher;
   try {
@@ -321,7 +343,9 @@ function hashAll(docs: Doc[], options: SimHashOptions & { bits: Bits }, progress
 
 /** The start of a document on one line, for the summary. */
 function snippet(text: string | Uint8Array): string {
-  const t = (typeof text === 'string' ? text : new TextDecoder().decode(text.subarray(0, 400))).replace(/\s+/g, ' ').trim();
+  const t = (typeof text === 'string' ? text : new TextDecoder().decode(text.subarray(0, 400)))
+    .replace(/\s+/g, ' ')
+    .trim();
   return t.length > 90 ? `${t.slice(0, 90)}…` : t;
 }
 
@@ -379,14 +403,16 @@ async function dedupCommand(args: string[]): Promise<number> {
   const mode = choice(v.mode, 'mode', ['connected', 'centre'] as ClusterMode[], 'connected');
   const hashOpts = hashOptions(v);
   const verified = v['no-verify'] !== true;
-  if (!verified && v.threshold !== undefined) throw new UsageError('--threshold checks pairs: drop --no-verify with it');
+  if (!verified && v.threshold !== undefined)
+    throw new UsageError('--threshold checks pairs: drop --no-verify with it');
   const k = intOption(v.k, 'k', defaultDedupK(hashOpts.bits === 128 ? 128 : 64, verified), 0, hashOpts.bits);
   let verify: VerifyOptions | false = false;
   if (verified) {
     verify = {};
     if (v.threshold !== undefined) {
       const threshold = Number(v.threshold);
-      if (!(threshold > 0 && threshold <= 1)) throw new UsageError(`--threshold must be a number in (0, 1], got ${JSON.stringify(v.threshold)}`);
+      if (!(threshold > 0 && threshold <= 1))
+        throw new UsageError(`--threshold must be a number in (0, 1], got ${JSON.stringify(v.threshold)}`);
       verify = { threshold };
     }
   }
@@ -409,7 +435,10 @@ async function dedupCommand(args: string[]): Promise<number> {
   const { fps, featureCounts } = hashAll(docs, hashOpts, progress);
   const t2 = performance.now();
   progress.update('joining', 0, 1);
-  const found = threads === 2 ? await findNearDuplicates(fps, { k, bits: hashOpts.bits, threads: 2 }) : findNearDuplicates(fps, { k, bits: hashOpts.bits });
+  const found =
+    threads === 2
+      ? await findNearDuplicates(fps, { k, bits: hashOpts.bits, threads: 2 })
+      : findNearDuplicates(fps, { k, bits: hashOpts.bits });
   const t3 = performance.now();
   progress.update('verifying', 0, 1);
   const texts = docs.map((d) => d.text);
@@ -428,10 +457,13 @@ async function dedupCommand(args: string[]): Promise<number> {
   const timing = `read ${ms(t1 - t0)}, hash ${ms(t2 - t1)}, join ${ms(t3 - t2)}, verify ${ms(t3v - t3)}, cluster ${ms(t4 - t3v)}, total ${ms(t4 - t0)}`;
 
   if (summary) {
-    const groups = [...members.entries()].filter(([, m]) => m.length > 1).sort((x, y) => y[1].length - x[1].length || x[0] - y[0]);
+    const groups = [...members.entries()]
+      .filter(([, m]) => m.length > 1)
+      .sort((x, y) => y[1].length - x[1].length || x[0] - y[0]);
     const inGroups = groups.reduce((s, [, m]) => s + m.length, 0);
     const lines = [
-      `${docs.length} documents (${(bytes / 1e6).toFixed(1)} MB) from ${inputs.length === 1 ? inputs[0] : `${inputs.length} inputs`}` + (report.skipped ? `, ${report.skipped} skipped` : ''),
+      `${docs.length} documents (${(bytes / 1e6).toFixed(1)} MB) from ${inputs.length === 1 ? inputs[0] : `${inputs.length} inputs`}` +
+        (report.skipped ? `, ${report.skipped} skipped` : ''),
       `k = ${k}, ${hashOpts.bits}-bit fingerprints, ${verify ? `pairs verified at shingle Jaccard ≥ ${verify.threshold ?? 0.6}` : 'pairs not verified'}, ${mode} clusters`,
       `${found.a.length} candidate pairs within k, ${pairs.a.length} near-duplicate pairs; ${groups.length} clusters of 2 or more hold ${inGroups} documents; ${count} clusters in all`,
       ``,
@@ -453,7 +485,11 @@ async function dedupCommand(args: string[]): Promise<number> {
     for (let i = 0; i < pairs.a.length; i++) {
       const a = docs[pairs.a[i]!]!.name;
       const b = docs[pairs.b[i]!]!.name;
-      out.push(format === 'csv' ? `${csvField(a)},${csvField(b)},${pairs.distance[i]}` : JSON.stringify({ a, b, distance: pairs.distance[i] }));
+      out.push(
+        format === 'csv'
+          ? `${csvField(a)},${csvField(b)},${pairs.distance[i]}`
+          : JSON.stringify({ a, b, distance: pairs.distance[i] }),
+      );
     }
   } else {
     if (format === 'csv') out.push('document,cluster,size');
@@ -477,7 +513,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       const topic = command === 'help' ? rest[0] : undefined;
-      if (topic !== undefined && !(topic in HELP && topic !== 'main')) throw new UsageError(`unknown command ${JSON.stringify(topic)}`);
+      if (topic !== undefined && !(topic in HELP && topic !== 'main'))
+        throw new UsageError(`unknown command ${JSON.stringify(topic)}`);
       await write(HELP[topic ?? 'main'] + '\n');
       return command === undefined ? 2 : 0;
     }
@@ -487,7 +524,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const e = error as Error & { code?: string };
     if (error instanceof UsageError || (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`${NAME}: ${e.message}\nRun "${NAME} ${command === 'dedup' || command === 'hash' ? command + ' ' : ''}--help" for usage.\n`);
+      process.stderr.write(
+        `${NAME}: ${e.message}\nRun "${NAME} ${command === 'dedup' || command === 'hash' ? command + ' ' : ''}--help" for usage.\n`,
+      );
       return 2;
     }
     if (error instanceof InputError) {

@@ -47,13 +47,15 @@ export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOption
   }
   const k = o.k;
   if (typeof k !== 'number') throw new TypeError(`k must be a number, got ${show(k)}`);
-  if (!Number.isInteger(k) || k < 0 || k > bits) throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
+  if (!Number.isInteger(k) || k < 0 || k > bits)
+    throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
   const threads = o.threads ?? 1;
   if (threads !== 1 && threads !== 2) {
     throw new (typeof threads === 'number' ? RangeError : TypeError)(`threads must be 1 or 2, got ${show(threads)}`);
   }
   const words = bits / 64;
-  if (fps.length % words !== 0) throw new RangeError(`128-bit fingerprints need two words each, got ${fps.length} words`);
+  if (fps.length % words !== 0)
+    throw new RangeError(`128-bit fingerprints need two words each, got ${fps.length} words`);
   const n = fps.length / words;
   if (n > 0xffffffff) throw new RangeError(`at most 2^32 - 1 fingerprints, got ${n}`);
   return { k, bits, threads, n };
@@ -63,10 +65,22 @@ export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOption
  * Every pair of fingerprints within Hamming distance k (≤ k), each once with a < b, exact duplicates included,
  * ordered by (a, b). With `threads: 2` the result comes as a Promise.
  */
-export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions & { threads: 2 }): Promise<NearDuplicatePairs>;
-export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions & { threads?: 1 }): NearDuplicatePairs;
-export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): NearDuplicatePairs | Promise<NearDuplicatePairs>;
-export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): NearDuplicatePairs | Promise<NearDuplicatePairs> {
+export function findNearDuplicates(
+  fps: BigUint64Array,
+  options: FindNearDuplicatesOptions & { threads: 2 },
+): Promise<NearDuplicatePairs>;
+export function findNearDuplicates(
+  fps: BigUint64Array,
+  options: FindNearDuplicatesOptions & { threads?: 1 },
+): NearDuplicatePairs;
+export function findNearDuplicates(
+  fps: BigUint64Array,
+  options: FindNearDuplicatesOptions,
+): NearDuplicatePairs | Promise<NearDuplicatePairs>;
+export function findNearDuplicates(
+  fps: BigUint64Array,
+  options: FindNearDuplicatesOptions,
+): NearDuplicatePairs | Promise<NearDuplicatePairs> {
   const { k, bits, threads, n } = checkJoinArgs(fps, options);
   const plan = planJoin(n, k, bits);
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
@@ -128,14 +142,18 @@ export interface PairList {
 
 function checkPairs(n: unknown, pairs: unknown): { n: number; a: Uint32Array; b: Uint32Array } {
   if (typeof n !== 'number') throw new TypeError(`n must be a number, got ${show(n)}`);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new RangeError(`n must be an integer from 0 to 2^32 - 1, got ${show(n)}`);
-  if (pairs === null || typeof pairs !== 'object') throw new TypeError(`pairs must be an object with a and b, got ${show(pairs)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+    throw new RangeError(`n must be an integer from 0 to 2^32 - 1, got ${show(n)}`);
+  if (pairs === null || typeof pairs !== 'object')
+    throw new TypeError(`pairs must be an object with a and b, got ${show(pairs)}`);
   const { a, b } = pairs as Partial<PairList>;
   if (!(a instanceof Uint32Array)) throw new TypeError(`pairs.a must be a Uint32Array, got ${show(a)}`);
   if (!(b instanceof Uint32Array)) throw new TypeError(`pairs.b must be a Uint32Array, got ${show(b)}`);
-  if (a.length !== b.length) throw new RangeError(`pairs.a and pairs.b must have the same length, got ${a.length} and ${b.length}`);
+  if (a.length !== b.length)
+    throw new RangeError(`pairs.a and pairs.b must have the same length, got ${a.length} and ${b.length}`);
   for (let i = 0; i < a.length; i++) {
-    if (a[i]! >= n || b[i]! >= n) throw new RangeError(`pair ${i} (${a[i]}, ${b[i]}) is out of range for ${n} documents`);
+    if (a[i]! >= n || b[i]! >= n)
+      throw new RangeError(`pair ${i} (${a[i]}, ${b[i]}) is out of range for ${n} documents`);
   }
   return { n, a, b };
 }
@@ -143,8 +161,10 @@ function checkPairs(n: unknown, pairs: unknown): { n: number; a: Uint32Array; b:
 /** Groups n documents by their near-duplicate pairs; see ClusterOptions.mode for the two ways. */
 export function clusters(n: number, pairs: PairList, options: ClusterOptions = {}): Clusters {
   const checked = checkPairs(n, pairs);
-  if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got ${show(options)}`);
-  for (const key of Object.keys(options)) if (key !== 'mode') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  for (const key of Object.keys(options))
+    if (key !== 'mode') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
   const mode = options.mode ?? 'connected';
   if (mode === 'connected') return connected(checked.n, checked.a, checked.b);
   if (mode === 'centre') return centred(checked.n, checked.a, checked.b);
@@ -269,10 +289,12 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
   // Checked before any hashing, so a bad k fails fast.
   checkJoinArgs(new BigUint64Array(0), { k, bits });
-  if (mode !== 'connected' && mode !== 'centre') throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
+  if (mode !== 'connected' && mode !== 'centre')
+    throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
-    if (typeof t !== 'string' && !(t instanceof Uint8Array)) throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
+    if (typeof t !== 'string' && !(t instanceof Uint8Array))
+      throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
   }
   const hasher = createSimHasher({ ...hashOptions, bits });
   const t0 = performance.now();
@@ -285,7 +307,14 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const { clusterOf, count } = clusters(texts.length, pairs, { mode });
   const t4 = performance.now();
   return {
-    fingerprints, featureCounts, clusterOf, pairs, candidates: found.a.length, clusterCount: count, k, verify,
+    fingerprints,
+    featureCounts,
+    clusterOf,
+    pairs,
+    candidates: found.a.length,
+    clusterCount: count,
+    k,
+    verify,
     timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
   };
 }

@@ -86,7 +86,13 @@ export function planJoin(n: number, k: number, bits: 64 | 128): JoinPlan {
   // Comparing everything: one table with an empty key, nothing sorted.
   const bruteBlocks = splitBlocks(bits, bits / 64);
   let best: JoinPlan = {
-    bits, k, blocks: bruteBlocks, tables: [[]], sortBits: 0, digitBits: 1, passes: 0,
+    bits,
+    k,
+    blocks: bruteBlocks,
+    tables: [[]],
+    sortBits: 0,
+    digitBits: 1,
+    passes: 0,
     cost: tableCost(n, 0, 0),
   };
   for (let b = Math.max(k + 1, bits / 64); b <= Math.min(MAX_BLOCKS, bits); b++) {
@@ -181,8 +187,19 @@ export function canonicalTables(plan: JoinPlan): Uint16Array {
 
 /** A plan with exactly b blocks (b > k, or 0 for comparing all) and the given sort bits: for tests and benches. */
 export function planWithBlocks(k: number, bits: 64 | 128, b: number, sortBits?: number, maxDigit?: number): JoinPlan {
-  if (b === 0) return { bits, k, blocks: splitBlocks(bits, bits / 64), tables: [[]], sortBits: 0, digitBits: 1, passes: 0, cost: 0 };
-  if (b <= k || b > Math.min(MAX_BLOCKS, bits)) throw new RangeError(`b must be from k + 1 to ${Math.min(MAX_BLOCKS, bits)}, got ${b}`);
+  if (b === 0)
+    return {
+      bits,
+      k,
+      blocks: splitBlocks(bits, bits / 64),
+      tables: [[]],
+      sortBits: 0,
+      digitBits: 1,
+      passes: 0,
+      cost: 0,
+    };
+  if (b <= k || b > Math.min(MAX_BLOCKS, bits))
+    throw new RangeError(`b must be from k + 1 to ${Math.min(MAX_BLOCKS, bits)}, got ${b}`);
   const blocks = splitBlocks(bits, b);
   let minKeyBits = 0;
   for (let i = k; i < b; i++) minKeyBits += blocks[i]!.width;

@@ -33,7 +33,10 @@ function serve(port: Port): void {
         const keys = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
         port.postMessage({ id: request.id, keys }, [keys.buffer as ArrayBuffer]);
       } catch (error) {
-        port.postMessage({ id: request.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        port.postMessage({
+          id: request.id,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
       }
     })();
   });
@@ -72,12 +75,18 @@ async function startWorker(): Promise<JoinWorker> {
   if (url.endsWith('.ts')) {
     const { createRequire } = await import('node:module');
     const { pathToFileURL } = await import('node:url');
-    loader = pathToFileURL(createRequire(url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+    loader = pathToFileURL(
+      createRequire(url)
+        .resolve('tsx/esm/api')
+        .replace(/\.cjs$/, '.mjs'),
+    ).href;
   }
   const script =
     `const { parentPort } = require('node:worker_threads');\n` +
     `globalThis[Symbol.for('simhash-wasm.join-worker')] = (serve) => serve(parentPort);\n` +
-    (loader ? `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); })` : `import(${JSON.stringify(url)})`) +
+    (loader
+      ? `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); })`
+      : `import(${JSON.stringify(url)})`) +
     `.catch((e) => { throw e; });\n`;
   const w = new Worker(script, { eval: true }) as unknown as JoinWorker;
   w.on('message', (reply) => {
@@ -98,7 +107,13 @@ async function startWorker(): Promise<JoinWorker> {
  * Posts `tables` of the plan to the worker at once (synchronously, so the worker runs while the caller does its
  * own share) and returns the pair keys it will find.
  */
-export function joinInWorker(w: JoinWorker, fps: BigUint64Array, plan: JoinPlan, tables: number[], build: Build): Promise<BigUint64Array> {
+export function joinInWorker(
+  w: JoinWorker,
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  tables: number[],
+  build: Build,
+): Promise<BigUint64Array> {
   const id = nextId++;
   return new Promise<BigUint64Array>((resolve, reject) => {
     pending.set(id, { resolve, reject });

@@ -14,15 +14,106 @@ export interface NearDuplicatePairs {
 }
 
 interface JoinKernels {
-  joinHistogram64(fps: number, n: number, segs: number, nsegs: number, lowShift: number, digitBits: number, passes: number, hist: number): void;
-  joinHistogram128(fps: number, n: number, segs: number, nsegs: number, lowShift: number, digitBits: number, passes: number, hist: number): void;
-  joinScatter64(fps: number, n: number, segs: number, nsegs: number, keys: number, idx: number, lowShift: number, digitBits: number, hist: number): void;
-  joinScatter128(fps: number, n: number, segs: number, nsegs: number, keys: number, los: number, idx: number, lowShift: number, digitBits: number, hist: number): void;
+  joinHistogram64(
+    fps: number,
+    n: number,
+    segs: number,
+    nsegs: number,
+    lowShift: number,
+    digitBits: number,
+    passes: number,
+    hist: number,
+  ): void;
+  joinHistogram128(
+    fps: number,
+    n: number,
+    segs: number,
+    nsegs: number,
+    lowShift: number,
+    digitBits: number,
+    passes: number,
+    hist: number,
+  ): void;
+  joinScatter64(
+    fps: number,
+    n: number,
+    segs: number,
+    nsegs: number,
+    keys: number,
+    idx: number,
+    lowShift: number,
+    digitBits: number,
+    hist: number,
+  ): void;
+  joinScatter128(
+    fps: number,
+    n: number,
+    segs: number,
+    nsegs: number,
+    keys: number,
+    los: number,
+    idx: number,
+    lowShift: number,
+    digitBits: number,
+    hist: number,
+  ): void;
   radixHistogram(keys: number, n: number, lowShift: number, digitBits: number, passes: number, hist: number): void;
-  radixSort(keysA: number, losA: number, idxA: number, keysB: number, losB: number, idxB: number, n: number, lowShift: number, digitBits: number, fromPass: number, passes: number, inB: number, hist: number): number;
-  joinWalk64(keys: number, idx: number, n: number, topMask: bigint, k: number, masks: number, b: number, canon: number, table: number, pairShift: number, out: number, cap: number, state: number): number;
-  joinWalk128(keys: number, los: number, idx: number, n: number, topMask: bigint, k: number, masks: number, b: number, canon: number, table: number, pairShift: number, out: number, cap: number, state: number): number;
-  joinUnpack(keys: number, count: number, pairShift: number, fps: number, words: number, outA: number, outB: number, outD: number): void;
+  radixSort(
+    keysA: number,
+    losA: number,
+    idxA: number,
+    keysB: number,
+    losB: number,
+    idxB: number,
+    n: number,
+    lowShift: number,
+    digitBits: number,
+    fromPass: number,
+    passes: number,
+    inB: number,
+    hist: number,
+  ): number;
+  joinWalk64(
+    keys: number,
+    idx: number,
+    n: number,
+    topMask: bigint,
+    k: number,
+    masks: number,
+    b: number,
+    canon: number,
+    table: number,
+    pairShift: number,
+    out: number,
+    cap: number,
+    state: number,
+  ): number;
+  joinWalk128(
+    keys: number,
+    los: number,
+    idx: number,
+    n: number,
+    topMask: bigint,
+    k: number,
+    masks: number,
+    b: number,
+    canon: number,
+    table: number,
+    pairShift: number,
+    out: number,
+    cap: number,
+    state: number,
+  ): number;
+  joinUnpack(
+    keys: number,
+    count: number,
+    pairShift: number,
+    fps: number,
+    words: number,
+    outA: number,
+    outB: number,
+    outD: number,
+  ): void;
 }
 
 /** Per-heap reusable memory: it grows to the largest join seen and is reused by later calls. */
@@ -46,7 +137,12 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
   const rt = wasm();
   const n = fps.length / (plan.bits / 64);
   if (n < 2) return emptyPairs();
-  const { ptr, count, fpsPtr } = walkTables(rt, fps, plan, plan.tables.map((_, t) => t));
+  const { ptr, count, fpsPtr } = walkTables(
+    rt,
+    fps,
+    plan,
+    plan.tables.map((_, t) => t),
+  );
   return sortAndUnpack(rt, plan, n, ptr, count, fpsPtr);
 }
 
@@ -54,7 +150,12 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
  * Permutes, sorts and walks the given tables; returns the pair keys (in the pairs region) and their count.
  * The fingerprints are copied into WebAssembly memory first.
  */
-export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tables: readonly number[]): { ptr: number; count: number; fpsPtr: number } {
+export function walkTables(
+  rt: Runtime,
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  tables: readonly number[],
+): { ptr: number; count: number; fpsPtr: number } {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
   const r = joinRegions(heap);
@@ -72,9 +173,17 @@ export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tab
   const keyBytes = align16(n * 8);
   const idxBytes = align16(n * 4);
   const sizes = {
-    keysA: keyBytes, keysB: keyBytes, losA: words === 2 ? keyBytes : 0, losB: words === 2 ? keyBytes : 0,
-    idxA: idxBytes, idxB: idxBytes, hist: histBytes, segs: align16(maxSegBytes), masks: b * 8 * words,
-    canon: align16(canon.byteLength), state: 16,
+    keysA: keyBytes,
+    keysB: keyBytes,
+    losA: words === 2 ? keyBytes : 0,
+    losB: words === 2 ? keyBytes : 0,
+    idxA: idxBytes,
+    idxB: idxBytes,
+    hist: histBytes,
+    segs: align16(maxSegBytes),
+    masks: b * 8 * words,
+    canon: align16(canon.byteLength),
+    state: 16,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
   const p = {} as Record<keyof typeof sizes, number>;
@@ -106,15 +215,59 @@ export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tab
       kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
       kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
     }
-    const inB = kernels.radixSort(p.keysA, p.losA, p.idxA, p.keysB, p.losB, p.idxB, n, shift, plan.digitBits, 1, passes, 1, p.hist);
+    const inB = kernels.radixSort(
+      p.keysA,
+      p.losA,
+      p.idxA,
+      p.keysB,
+      p.losB,
+      p.idxB,
+      n,
+      shift,
+      plan.digitBits,
+      1,
+      passes,
+      1,
+      p.hist,
+    );
     const keys = inB ? p.keysB : p.keysA;
     const los = inB ? p.losB : p.losA;
     const idx = inB ? p.idxB : p.idxA;
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
-      const written = words === 1
-        ? kernels.joinWalk64(keys, idx, n, topMask, plan.k, p.masks, b, p.canon, table, pairShift, out + count * 8, cap - count, p.state)
-        : kernels.joinWalk128(keys, los, idx, n, topMask, plan.k, p.masks, b, p.canon, table, pairShift, out + count * 8, cap - count, p.state);
+      const written =
+        words === 1
+          ? kernels.joinWalk64(
+              keys,
+              idx,
+              n,
+              topMask,
+              plan.k,
+              p.masks,
+              b,
+              p.canon,
+              table,
+              pairShift,
+              out + count * 8,
+              cap - count,
+              p.state,
+            )
+          : kernels.joinWalk128(
+              keys,
+              los,
+              idx,
+              n,
+              topMask,
+              plan.k,
+              p.masks,
+              b,
+              p.canon,
+              table,
+              pairShift,
+              out + count * 8,
+              cap - count,
+              p.state,
+            );
       count += written;
       if (heap.u32[(p.state >>> 2) + 2] === 1) break;
       cap *= 2;
@@ -125,7 +278,14 @@ export function walkTables(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, tab
 }
 
 /** Sorts pair keys by (a, b) and splits them into the result arrays with distances. */
-export function sortAndUnpack(rt: Runtime, plan: JoinPlan, n: number, ptr: number, count: number, fpsPtr: number): NearDuplicatePairs {
+export function sortAndUnpack(
+  rt: Runtime,
+  plan: JoinPlan,
+  n: number,
+  ptr: number,
+  count: number,
+  fpsPtr: number,
+): NearDuplicatePairs {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
   const r = joinRegions(heap);
@@ -149,7 +309,13 @@ export function sortAndUnpack(rt: Runtime, plan: JoinPlan, n: number, ptr: numbe
 }
 
 /** Combines pair keys computed elsewhere (workers): they are copied in, sorted and unpacked here. */
-export function mergePairKeys(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, n: number, parts: BigUint64Array[]): NearDuplicatePairs {
+export function mergePairKeys(
+  rt: Runtime,
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  n: number,
+  parts: BigUint64Array[],
+): NearDuplicatePairs {
   const { heap } = rt;
   const r = joinRegions(heap);
   let count = 0;
@@ -168,4 +334,3 @@ export function mergePairKeys(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, 
 function emptyPairs(): NearDuplicatePairs {
   return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
 }
-

@@ -18,7 +18,8 @@ export function words(text: string): string[] {
 
 function checkWidth(width: unknown): number {
   if (typeof width !== 'number') throw new TypeError(`width must be a number, got ${show(width)}`);
-  if (!Number.isInteger(width) || width < 1 || width > 64) throw new RangeError(`width must be an integer from 1 to 64, got ${width}`);
+  if (!Number.isInteger(width) || width < 1 || width > 64)
+    throw new RangeError(`width must be an integer from 1 to 64, got ${width}`);
   return width;
 }
 
@@ -137,7 +138,8 @@ function seed(i: number): number {
 
 /** A MinHash sketch of `size` 32-bit values from a document's shingle hashes; an empty document gives all 0xffffffff. */
 export function minhashSketch(hashes: Float64Array, size = 128): Uint32Array {
-  if (!Number.isInteger(size) || size < 1 || size > 4096) throw new RangeError(`size must be an integer from 1 to 4096, got ${show(size)}`);
+  if (!Number.isInteger(size) || size < 1 || size > 4096)
+    throw new RangeError(`size must be an integer from 1 to 4096, got ${show(size)}`);
   const out = new Uint32Array(size).fill(0xffffffff);
   for (let j = 0; j < hashes.length; j++) {
     // Fold the 53-bit hash to 32 bits once; the per-position mixes give the independent permutations.
@@ -184,7 +186,8 @@ export function createVerifier(texts: readonly string[], options: VerifierOption
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array of strings, got ${show(texts)}`);
   const width = checkWidth(options.width ?? 3);
   const method = options.method ?? 'exact';
-  if (method !== 'exact' && method !== 'sketch') throw new RangeError(`method must be 'exact' or 'sketch', got ${show(method)}`);
+  if (method !== 'exact' && method !== 'sketch')
+    throw new RangeError(`method must be 'exact' or 'sketch', got ${show(method)}`);
   const sketchSize = options.sketchSize ?? 128;
   texts.forEach((t, i) => {
     if (typeof t !== 'string') throw new TypeError(`texts[${i}] must be a string, got ${show(t)}`);
@@ -192,7 +195,8 @@ export function createVerifier(texts: readonly string[], options: VerifierOption
   const hashes = texts.map((t) => shingleHashes(t, width));
   const check = (i: number, j: number): void => {
     for (const x of [i, j]) {
-      if (!Number.isInteger(x) || x < 0 || x >= texts.length) throw new RangeError(`document index must be 0..${texts.length - 1}, got ${show(x)}`);
+      if (!Number.isInteger(x) || x < 0 || x >= texts.length)
+        throw new RangeError(`document index must be 0..${texts.length - 1}, got ${show(x)}`);
     }
   };
   if (method === 'exact') {

@@ -17,13 +17,16 @@ export interface VerifyOptions {
 export const DEFAULT_THRESHOLD = 0.6;
 
 export function checkVerifyOptions(v: unknown): Required<VerifyOptions> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new TypeError(`verify must be false or an object, got ${show(v)}`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new TypeError(`verify must be false or an object, got ${show(v)}`);
   const { threshold = DEFAULT_THRESHOLD, width = 3, ...rest } = v as VerifyOptions;
   for (const key of Object.keys(rest)) throw new TypeError(`unknown verify option ${JSON.stringify(key)}`);
   if (typeof threshold !== 'number') throw new TypeError(`verify.threshold must be a number, got ${show(threshold)}`);
-  if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`verify.threshold must be in (0, 1], got ${show(threshold)}`);
+  if (!(threshold > 0 && threshold <= 1))
+    throw new RangeError(`verify.threshold must be in (0, 1], got ${show(threshold)}`);
   if (typeof width !== 'number') throw new TypeError(`verify.width must be a number, got ${show(width)}`);
-  if (!Number.isInteger(width) || width < 1 || width > 64) throw new RangeError(`verify.width must be an integer from 1 to 64, got ${show(width)}`);
+  if (!Number.isInteger(width) || width < 1 || width > 64)
+    throw new RangeError(`verify.width must be an integer from 1 to 64, got ${show(width)}`);
   return { threshold, width };
 }
 
@@ -60,9 +63,10 @@ export function verifyPairs(
     }
     const si = setOf(i);
     const sj = setOf(j);
-    const ok = si.length === 0 || sj.length === 0
-      ? si.length === 0 && sj.length === 0 && text(i).trim() === text(j).trim()
-      : jaccardAtLeast(si, sj, options.threshold);
+    const ok =
+      si.length === 0 || sj.length === 0
+        ? si.length === 0 && sj.length === 0 && text(i).trim() === text(j).trim()
+        : jaccardAtLeast(si, sj, options.threshold);
     if (ok) {
       keep[p] = 1;
       kept++;
@@ -82,7 +86,9 @@ export function dropFeaturelessPairs(
 ): NearDuplicatePairs {
   checkPairs(texts, candidates);
   if (!(featureCounts instanceof Float64Array) || featureCounts.length !== texts.length) {
-    throw new TypeError(`featureCounts must be a Float64Array with one count per text (${texts.length}), got ${show(featureCounts)}`);
+    throw new TypeError(
+      `featureCounts must be a Float64Array with one count per text (${texts.length}), got ${show(featureCounts)}`,
+    );
   }
   const keep = new Uint8Array(candidates.a.length);
   let kept = 0;
@@ -95,7 +101,9 @@ export function dropFeaturelessPairs(
     if (ci === 0 && cj === 0) {
       const ti = texts[i]!;
       const tj = texts[j]!;
-      ok = (typeof ti === 'string' ? ti : decoder.decode(ti)).trim() === (typeof tj === 'string' ? tj : decoder.decode(tj)).trim();
+      ok =
+        (typeof ti === 'string' ? ti : decoder.decode(ti)).trim() ===
+        (typeof tj === 'string' ? tj : decoder.decode(tj)).trim();
     }
     if (ok) {
       keep[p] = 1;
@@ -134,18 +142,30 @@ export function jaccardAtLeast(a: Float64Array, b: Float64Array, t: number): boo
 
 function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicatePairs): void {
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
-  if (pairs === null || typeof pairs !== 'object' || !(pairs.a instanceof Uint32Array) || !(pairs.b instanceof Uint32Array)
-    || !(pairs.distance instanceof Uint8Array) || pairs.a.length !== pairs.b.length || pairs.a.length !== pairs.distance.length) {
-    throw new TypeError(`pairs must be { a: Uint32Array, b: Uint32Array, distance: Uint8Array } of one length, got ${show(pairs)}`);
+  if (
+    pairs === null ||
+    typeof pairs !== 'object' ||
+    !(pairs.a instanceof Uint32Array) ||
+    !(pairs.b instanceof Uint32Array) ||
+    !(pairs.distance instanceof Uint8Array) ||
+    pairs.a.length !== pairs.b.length ||
+    pairs.a.length !== pairs.distance.length
+  ) {
+    throw new TypeError(
+      `pairs must be { a: Uint32Array, b: Uint32Array, distance: Uint8Array } of one length, got ${show(pairs)}`,
+    );
   }
   for (let p = 0; p < pairs.a.length; p++) {
     if (pairs.a[p]! >= texts.length || pairs.b[p]! >= texts.length) {
-      throw new RangeError(`pair ${p} (${pairs.a[p]}, ${pairs.b[p]}) names a document beyond the ${texts.length} texts`);
+      throw new RangeError(
+        `pair ${p} (${pairs.a[p]}, ${pairs.b[p]}) names a document beyond the ${texts.length} texts`,
+      );
     }
   }
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
-    if (typeof t !== 'string' && !(t instanceof Uint8Array)) throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
+    if (typeof t !== 'string' && !(t instanceof Uint8Array))
+      throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
   }
 }
 

@@ -66,7 +66,8 @@ interface CorpusReport {
   verified: CurvePoint[][];
 }
 
-const range = (from: number, to: number, step = 1): number[] => Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
+const range = (from: number, to: number, step = 1): number[] =>
+  Array.from({ length: Math.floor((to - from) / step) + 1 }, (_, i) => from + i * step);
 
 interface FocusCurves {
   corpus: string;
@@ -74,7 +75,12 @@ interface FocusCurves {
   verified: CurvePoint[];
 }
 
-function evaluateCorpus(corpus: Corpus, grid: EvalConfig[], focus: EvalConfig, salts: number): { report: CorpusReport; markdown: string; focus: FocusCurves } {
+function evaluateCorpus(
+  corpus: Corpus,
+  grid: EvalConfig[],
+  focus: EvalConfig,
+  salts: number,
+): { report: CorpusReport; markdown: string; focus: FocusCurves } {
   const md: string[] = [];
   const gt = groundTruth(corpus);
   const n = corpus.texts.length;
@@ -92,7 +98,16 @@ function evaluateCorpus(corpus: Corpus, grid: EvalConfig[], focus: EvalConfig, s
       ['tokenizer', 'bits', 'best k', 'precision', 'recall', 'F1', 'verified: k for recall 0.9', 'pairs verified'],
       results.map((r, i) => {
         const v = verified[i]!;
-        return [r.label, r.config.bits, r.best.k, p3(r.best.precision), p3(r.best.recall), p3(r.best.f1), v.k90?.k ?? '-', v.verified];
+        return [
+          r.label,
+          r.config.bits,
+          r.best.k,
+          p3(r.best.precision),
+          p3(r.best.recall),
+          p3(r.best.f1),
+          v.k90?.k ?? '-',
+          v.verified,
+        ];
       }),
     ),
     '',
@@ -119,7 +134,15 @@ function evaluateCorpus(corpus: Corpus, grid: EvalConfig[], focus: EvalConfig, s
 
   md.push(`### Verifiers compared (${label})`, '');
   const verifiedRows: Array<Array<string | number>> = [];
-  verifiedRows.push(['none', '-', b.k, p3(b.precision), p3(b.recall), p3(b.f1), focusResult.points.find((p) => p.recall >= 0.9)?.k ?? '-']);
+  verifiedRows.push([
+    'none',
+    '-',
+    b.k,
+    p3(b.precision),
+    p3(b.recall),
+    p3(b.f1),
+    focusResult.points.find((p) => p.recall >= 0.9)?.k ?? '-',
+  ]);
   for (const [options, thresholds] of [
     [{ method: 'exact' as const }, [0.5, 0.6, 0.7]],
     [{ method: 'sketch' as const, sketchSize: 128 }, [0.5, 0.6, 0.7]],
@@ -128,17 +151,34 @@ function evaluateCorpus(corpus: Corpus, grid: EvalConfig[], focus: EvalConfig, s
     const verifier = options.method === 'exact' ? exact : createVerifier(corpus.texts, options);
     for (const t of thresholds) {
       const v = evaluateVerified(focusResult, gt.truth, verifier, t, verifierLabel(options));
-      verifiedRows.push([v.label, t, v.best.k, p3(v.best.precision), p3(v.best.recall), p3(v.best.f1), v.k90?.k ?? '-']);
+      verifiedRows.push([
+        v.label,
+        t,
+        v.best.k,
+        p3(v.best.precision),
+        p3(v.best.recall),
+        p3(v.best.f1),
+        v.k90?.k ?? '-',
+      ]);
     }
   }
-  md.push(table(['verifier', 'threshold', 'best k', 'precision', 'recall', 'F1', 'k for recall 0.9'], verifiedRows), '');
+  md.push(
+    table(['verifier', 'threshold', 'best k', 'precision', 'recall', 'F1', 'k for recall 0.9'], verifiedRows),
+    '',
+  );
 
   md.push(`### Short documents (${label}, k = ${b.k})`, '');
   const buckets = shortDocumentBuckets(focusResult, gt.truth, b.k);
   md.push(
     table(
       ['fewer features of the pair', 'reported pairs', 'precision'],
-      buckets.filter((x) => x.reported > 0).map((x) => [x.max === Infinity ? `>= ${x.min}` : x.max - x.min === 1 ? `${x.min}` : `${x.min}-${x.max - 1}`, x.reported, p3(x.precision)]),
+      buckets
+        .filter((x) => x.reported > 0)
+        .map((x) => [
+          x.max === Infinity ? `>= ${x.min}` : x.max - x.min === 1 ? `${x.min}` : `${x.min}-${x.max - 1}`,
+          x.reported,
+          p3(x.precision),
+        ]),
     ),
     '',
   );
@@ -148,22 +188,51 @@ function evaluateCorpus(corpus: Corpus, grid: EvalConfig[], focus: EvalConfig, s
     const at = points[b.k]!;
     const best = points.reduce((x, y) => (y.f1 > x.f1 ? y : x));
     const short = Array.from(focusResult.fingerprinted.featureCounts).filter((c) => c < minFeatures).length;
-    policyRows.push([minFeatures, short, p3(at.precision), p3(at.recall), p3(at.f1), `${best.k}: ${p3(best.precision)} / ${p3(best.recall)} / ${p3(best.f1)}`]);
+    policyRows.push([
+      minFeatures,
+      short,
+      p3(at.precision),
+      p3(at.recall),
+      p3(at.f1),
+      `${best.k}: ${p3(best.precision)} / ${p3(best.recall)} / ${p3(best.f1)}`,
+    ]);
   }
-  md.push(table(['exact treatment below N features', 'documents below N', `precision @k=${b.k}`, 'recall', 'F1', 'best k: P / R / F1'], policyRows), '');
+  md.push(
+    table(
+      [
+        'exact treatment below N features',
+        'documents below N',
+        `precision @k=${b.k}`,
+        'recall',
+        'F1',
+        'best k: P / R / F1',
+      ],
+      policyRows,
+    ),
+    '',
+  );
 
   if (salts > 0) {
     md.push(`### How much is the hash? ${salts} salts (JavaScript shingles as features)`, '');
     const rows: Array<Array<string | number>> = [];
     for (const bits of [64, 128] as const) {
       for (const weighting of ['tf', 'binary', 'log'] as const) {
-        const runs = range(1, salts).map((salt) => evaluateConfig(corpus, gt.truth, { tokenizer: 'shingles', width: focus.width ?? 3, bits, weighting, salt }));
+        const runs = range(1, salts).map((salt) =>
+          evaluateConfig(corpus, gt.truth, { tokenizer: 'shingles', width: focus.width ?? 3, bits, weighting, salt }),
+        );
         const stat = (xs: number[]): string => {
           const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
           const sd = Math.sqrt(xs.reduce((s, x) => s + (x - mean) ** 2, 0) / Math.max(1, xs.length - 1));
           return `${p3(mean)} ± ${p3(sd)}`;
         };
-        rows.push([`shingles/${focus.width ?? 3} ${weighting}`, bits, stat(runs.map((r) => r.best.f1)), runs.map((r) => r.best.k).join(' '), stat(runs.map((r) => r.best.precision)), stat(runs.map((r) => r.best.recall))]);
+        rows.push([
+          `shingles/${focus.width ?? 3} ${weighting}`,
+          bits,
+          stat(runs.map((r) => r.best.f1)),
+          runs.map((r) => r.best.k).join(' '),
+          stat(runs.map((r) => r.best.precision)),
+          stat(runs.map((r) => r.best.recall)),
+        ]);
       }
     }
     md.push(table(['features', 'bits', 'best F1 (mean ± sd)', 'best k per salt', 'precision', 'recall'], rows), '');
@@ -199,7 +268,12 @@ function summary(reports: CorpusReport[]): string {
     const curves = reports.map((rep) => rep.verified[i]!);
     const k = r.points.findIndex((_, k) => curves.every((c) => c[k]!.recall >= 0.9));
     const at = k < 0 ? r.points.length - 1 : k;
-    return [r.label, r.config.bits, k < 0 ? '-' : k, ...curves.map((c) => `${p3(c[at]!.precision)} / ${p3(c[at]!.recall)}`)];
+    return [
+      r.label,
+      r.config.bits,
+      k < 0 ? '-' : k,
+      ...curves.map((c) => `${p3(c[at]!.precision)} / ${p3(c[at]!.recall)}`),
+    ];
   });
   return [
     '## One k for all corpora (best mean F1)',
@@ -219,7 +293,12 @@ function plot(focus: EvalConfig, results: FocusCurves[]): string {
   results.forEach((r, i) => {
     const color = colors[i % colors.length]!;
     series.push({ name: `${r.corpus} precision`, color, points: r.points.map((p) => [p.k, p.precision] as const) });
-    series.push({ name: `${r.corpus} recall`, color, dashed: true, points: r.points.map((p) => [p.k, p.recall] as const) });
+    series.push({
+      name: `${r.corpus} recall`,
+      color,
+      dashed: true,
+      points: r.points.map((p) => [p.k, p.recall] as const),
+    });
   });
   const ks = results[0]?.points.map((p) => p.k) ?? [];
   series.push({
@@ -260,7 +339,9 @@ export async function main(argv: string[]): Promise<void> {
     else files.push(a);
   }
   if (files.length === 0) {
-    console.error('usage: npm run eval -- <corpus.jsonl>... [--quick] [--focus tokenizer/width/bits[/binary|NFKC]] [--plot out.svg] [--json out.json] [--salts N]');
+    console.error(
+      'usage: npm run eval -- <corpus.jsonl>... [--quick] [--focus tokenizer/width/bits[/binary|NFKC]] [--plot out.svg] [--json out.json] [--salts N]',
+    );
     process.exitCode = 2;
     return;
   }

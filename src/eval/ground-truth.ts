@@ -65,7 +65,11 @@ const EPS = 1e-9;
  * α >= ⌈2t/(1+t)·|y|⌉ (y's indexed prefix |y|-⌈2t/(1+t)|y|⌉+1 is long enough). J >= t also needs |y| >= t·|x|
  * (size filter). Every candidate that passes is verified with the exact Jaccard.
  */
-export function similarPairs(sets: readonly Uint32Array[], threshold: number, stats?: { candidates: number }): SimilarPair[] {
+export function similarPairs(
+  sets: readonly Uint32Array[],
+  threshold: number,
+  stats?: { candidates: number },
+): SimilarPair[] {
   checkThreshold(threshold);
   const n = sets.length;
   // Global order: rarest tokens first, so prefixes hold the most selective tokens and posting lists stay short.
@@ -73,7 +77,9 @@ export function similarPairs(sets: readonly Uint32Array[], threshold: number, st
   for (const s of sets) for (let i = 0; i < s.length; i++) vocabulary = Math.max(vocabulary, s[i]! + 1);
   const frequency = new Uint32Array(vocabulary);
   for (const s of sets) for (let i = 0; i < s.length; i++) frequency[s[i]!]!++;
-  const byRarity = Array.from({ length: vocabulary }, (_, i) => i).sort((x, y) => frequency[x]! - frequency[y]! || x - y);
+  const byRarity = Array.from({ length: vocabulary }, (_, i) => i).sort(
+    (x, y) => frequency[x]! - frequency[y]! || x - y,
+  );
   const rank = new Uint32Array(vocabulary);
   byRarity.forEach((token, r) => (rank[token] = r));
   const ranked = sets.map((s) => s.map((t) => rank[t]!).sort());

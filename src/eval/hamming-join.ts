@@ -32,7 +32,8 @@ export function pairsWithin(fingerprints: BigUint64Array, bits: 32 | 64 | 128, m
     for (let j = i + 1; j < n; j++) {
       const q = j * wordsPerDoc;
       let d = popcount32(u32[p]! ^ u32[q]!) + popcount32(u32[p + 1]! ^ u32[q + 1]!);
-      if (wordsPerDoc === 4 && d <= maxK) d += popcount32(u32[p + 2]! ^ u32[q + 2]!) + popcount32(u32[p + 3]! ^ u32[q + 3]!);
+      if (wordsPerDoc === 4 && d <= maxK)
+        d += popcount32(u32[p + 2]! ^ u32[q + 2]!) + popcount32(u32[p + 3]! ^ u32[q + 3]!);
       if (d > maxK) continue;
       if (count === a.length) {
         const grow = (old: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {

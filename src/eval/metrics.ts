@@ -21,7 +21,8 @@ export function pairKey(a: number, b: number, n: number): number {
 }
 
 export function makeTruth(pairs: readonly SimilarPair[], n: number, precisionAt = 0.5, recallAt = 0.8): Truth {
-  if (!(recallAt >= precisionAt)) throw new RangeError(`recallAt (${recallAt}) must be >= precisionAt (${precisionAt})`);
+  if (!(recallAt >= precisionAt))
+    throw new RangeError(`recallAt (${recallAt}) must be >= precisionAt (${precisionAt})`);
   const jaccard = new Map<number, number>();
   let relevant = 0;
   for (const p of pairs) {
@@ -48,7 +49,12 @@ export function f1(precision: number, recall: number): number {
  * The precision/recall curve for k = 0..maxK. `keep(a, b)`, if given, is applied to every pair SimHash reports
  * (verification, or a policy for short documents): only kept pairs count as reported.
  */
-export function curve(pairs: HammingPairs, truth: Truth, maxK: number, keep?: (a: number, b: number) => boolean): CurvePoint[] {
+export function curve(
+  pairs: HammingPairs,
+  truth: Truth,
+  maxK: number,
+  keep?: (a: number, b: number) => boolean,
+): CurvePoint[] {
   const reported = new Float64Array(maxK + 1);
   const correct = new Float64Array(maxK + 1); // Jaccard >= precisionAt
   const found = new Float64Array(maxK + 1); // Jaccard >= recallAt

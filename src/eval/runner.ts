@@ -51,7 +51,8 @@ function shingleFeatures(text: string, c: EvalConfig): Map<string, number> {
   const add = (s: string): void => void counts.set(prefix + s, (counts.get(prefix + s) ?? 0) + 1);
   if (all.length > 0 && all.length < width) add(all.join(' '));
   for (let i = 0; i + width <= all.length; i++) add(all.slice(i, i + width).join(' '));
-  for (const [s, n] of counts) counts.set(s, c.weighting === 'binary' ? 1 : c.weighting === 'log' ? 1 + Math.log(n) : n);
+  for (const [s, n] of counts)
+    counts.set(s, c.weighting === 'binary' ? 1 : c.weighting === 'log' ? 1 + Math.log(n) : n);
   return counts;
 }
 
@@ -64,7 +65,10 @@ export interface GroundTruth {
 }
 
 /** Exact ground truth: word 3-shingle Jaccard of every pair >= 0.5 (precision) with the relevant ones >= 0.8. */
-export function groundTruth(corpus: Corpus, options: { width?: number; precisionAt?: number; recallAt?: number } = {}): GroundTruth {
+export function groundTruth(
+  corpus: Corpus,
+  options: { width?: number; precisionAt?: number; recallAt?: number } = {},
+): GroundTruth {
   const start = performance.now();
   const sets = shingleSets(corpus.texts, options.width ?? 3);
   const stats = { candidates: 0 };
@@ -85,10 +89,16 @@ export function fingerprint(texts: readonly string[], c: EvalConfig): Fingerprin
   const hasher = createSimHasher(
     c.preset && c.preset !== 'default'
       ? { preset: c.preset, bits: c.bits }
-      : { tokenizer: c.tokenizer, bits: c.bits, normalize: c.normalize ?? false, ...(c.width !== undefined ? { width: c.width } : {}) },
+      : {
+          tokenizer: c.tokenizer,
+          bits: c.bits,
+          normalize: c.normalize ?? false,
+          ...(c.width !== undefined ? { width: c.width } : {}),
+        },
   );
   const viaFeatures = (c.weighting !== undefined && c.weighting !== 'tf') || c.salt !== undefined;
-  if (viaFeatures && c.tokenizer !== 'shingles') throw new RangeError(`weighting and salt apply to the 'shingles' tokenizer only`);
+  if (viaFeatures && c.tokenizer !== 'shingles')
+    throw new RangeError(`weighting and salt apply to the 'shingles' tokenizer only`);
   const batch = viaFeatures
     ? hasher.hashManyDetailed(texts.map((t) => shingleFeatures(c.normalize ? t.normalize(c.normalize) : t, c)))
     : hasher.hashManyDetailed(texts);
@@ -126,12 +136,18 @@ export function defaultGrid(): EvalConfig[] {
     grid.push({ tokenizer: 'whitespace', bits }, { tokenizer: 'words', bits }, { tokenizer: 'segmenter', bits });
     for (const width of [2, 3, 4, 5]) grid.push({ tokenizer: 'shingles', width, bits });
     for (const width of [2, 3, 4, 5, 6, 8]) grid.push({ tokenizer: 'ngrams', width, bits });
-    grid.push({ tokenizer: 'shingles', width: 3, bits, weighting: 'binary' }, { tokenizer: 'shingles', width: 3, bits, weighting: 'log' });
+    grid.push(
+      { tokenizer: 'shingles', width: 3, bits, weighting: 'binary' },
+      { tokenizer: 'shingles', width: 3, bits, weighting: 'log' },
+    );
     grid.push({ tokenizer: 'shingles', width: 3, bits, normalize: 'NFKC' });
   }
   grid.push({ tokenizer: 'shingles', width: 3, bits: 32 }, { tokenizer: 'ngrams', width: 4, bits: 32 });
   // Other libraries' behaviour, for comparison: the Java reference (whitespace tokens) and python simhash's defaults.
-  grid.push({ tokenizer: 'whitespace', preset: 'java', bits: 64 }, { tokenizer: 'ngrams', preset: 'python-simhash', bits: 64 });
+  grid.push(
+    { tokenizer: 'whitespace', preset: 'java', bits: 64 },
+    { tokenizer: 'ngrams', preset: 'python-simhash', bits: 64 },
+  );
   return grid;
 }
 
@@ -151,7 +167,13 @@ export function verifierLabel(options: VerifierOptions): string {
 }
 
 /** SimHash candidates within k, kept only when the verifier's shingle Jaccard is >= threshold. */
-export function evaluateVerified(base: Evaluated, truth: Truth, verifier: Verifier, threshold: number, label = 'exact'): VerifiedResult {
+export function evaluateVerified(
+  base: Evaluated,
+  truth: Truth,
+  verifier: Verifier,
+  threshold: number,
+  label = 'exact',
+): VerifiedResult {
   const maxK = maxKFor(base.config.bits);
   const points = curve(base.pairs, truth, maxK, (a, b) => verifier.similarity(a, b) >= threshold);
   const k90 = smallestKWithRecall(points, 0.9);
@@ -166,7 +188,8 @@ export function shortDocumentPolicy(
   minFeatures: number,
 ): (a: number, b: number) => boolean {
   const key = corpus.texts.map((t, i) => (featureCounts[i]! < minFeatures ? exactKey(t) : ''));
-  return (a, b) => (featureCounts[a]! >= minFeatures && featureCounts[b]! >= minFeatures) || (key[a] !== '' && key[a] === key[b]);
+  return (a, b) =>
+    (featureCounts[a]! >= minFeatures && featureCounts[b]! >= minFeatures) || (key[a] !== '' && key[a] === key[b]);
 }
 
 /** The curve of `base` when documents with fewer than `minFeatures` features only pair with exact copies. */
@@ -190,7 +213,12 @@ export interface ShortBucket {
 }
 
 /** Precision of the pairs reported at k, grouped by the smaller feature count of the two documents. */
-export function shortDocumentBuckets(base: Evaluated, truth: Truth, k: number, edges = [0, 1, 2, 4, 8, 16, 32, Infinity]): ShortBucket[] {
+export function shortDocumentBuckets(
+  base: Evaluated,
+  truth: Truth,
+  k: number,
+  edges = [0, 1, 2, 4, 8, 16, 32, Infinity],
+): ShortBucket[] {
   const fc = base.fingerprinted.featureCounts;
   const buckets = edges.slice(0, -1).map((min, i) => ({ min, max: edges[i + 1]!, reported: 0, correct: 0 }));
   for (let i = 0; i < base.pairs.count; i++) {
@@ -203,5 +231,10 @@ export function shortDocumentBuckets(base: Evaluated, truth: Truth, k: number, e
     const j = truth.jaccard.get(pairKey(a, b, truth.n));
     if (j !== undefined && j >= truth.precisionAt) bucket.correct++;
   }
-  return buckets.map((x) => ({ min: x.min, max: x.max, reported: x.reported, precision: x.reported === 0 ? 1 : x.correct / x.reported }));
+  return buckets.map((x) => ({
+    min: x.min,
+    max: x.max,
+    reported: x.reported,
+    precision: x.reported === 0 ? 1 : x.correct / x.reported,
+  }));
 }

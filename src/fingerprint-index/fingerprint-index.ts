@@ -12,8 +12,26 @@ import { wasm, type Runtime } from '../runtime/wasm.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
 import { decodeIndex, encodeIndex } from './format.js';
 import {
-  D_DIRECTORY, D_IDS, D_MASK_HIGH, D_MASK_LOW, D_SEGMENT_COUNT, D_SEGMENTS, D_TAIL_PREFIX_MASK, D_TAILS, DESCRIPTOR_BYTES,
-  H_ANY_DEAD, H_DEAD, H_DESCRIPTORS, H_DIR_BITS, H_MASTER, H_SLOTS, H_SORTED, H_TABLES, H_TAIL_BITS, H_WORDS, HEADER_BYTES,
+  D_DIRECTORY,
+  D_IDS,
+  D_MASK_HIGH,
+  D_MASK_LOW,
+  D_SEGMENT_COUNT,
+  D_SEGMENTS,
+  D_TAIL_PREFIX_MASK,
+  D_TAILS,
+  DESCRIPTOR_BYTES,
+  H_ANY_DEAD,
+  H_DEAD,
+  H_DESCRIPTORS,
+  H_DIR_BITS,
+  H_MASTER,
+  H_SLOTS,
+  H_SORTED,
+  H_TABLES,
+  H_TAIL_BITS,
+  H_WORDS,
+  HEADER_BYTES,
   MAX_SEGMENTS,
 } from './layout.shared.js';
 
@@ -52,7 +70,16 @@ export interface IndexExplanation extends IndexPlan {
 
 interface IndexKernels {
   indexBuildTable(h: number, t: number, tmp: number): void;
-  indexQuery(h: number, queries: number, nq: number, k: number, radius: number, out: number, cap: number, counts: number): number;
+  indexQuery(
+    h: number,
+    queries: number,
+    nq: number,
+    k: number,
+    radius: number,
+    out: number,
+    cap: number,
+    counts: number,
+  ): number;
   indexSortPairs(keys: number, vals: number, n: number, tk: number, tv: number): number;
   indexFirstRepeat(keys: number, n: number): number;
   indexFirstCommon(h: number, keys: number, b: number, nb: number): number;
@@ -75,7 +102,14 @@ const scratchByHeap = new WeakMap<Heap, Scratch>();
 function scratch(heap: Heap): Scratch {
   let s = scratchByHeap.get(heap);
   if (!s) {
-    s = { query: new Region(heap), out: new Region(heap), a: new Region(heap), b: new Region(heap), c: new Region(heap), d: new Region(heap) };
+    s = {
+      query: new Region(heap),
+      out: new Region(heap),
+      a: new Region(heap),
+      b: new Region(heap),
+      c: new Region(heap),
+      d: new Region(heap),
+    };
     scratchByHeap.set(heap, s);
   }
   return s;
@@ -127,7 +161,8 @@ export class FingerprintIndex {
       throw new TypeError(`options must be an object, got ${show(options)}`);
     }
     for (const key of Object.keys(options)) {
-      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint'].includes(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint'].includes(key))
+        throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
     const bits = options.bits ?? 64;
     if (bits !== 64 && bits !== 128) {
@@ -135,7 +170,8 @@ export class FingerprintIndex {
     }
     const k = options.maxDistance ?? 3;
     if (typeof k !== 'number') throw new TypeError(`maxDistance must be a number, got ${show(k)}`);
-    if (!Number.isInteger(k) || k < 0 || k > bits) throw new RangeError(`maxDistance must be an integer from 0 to ${bits}, got ${show(k)}`);
+    if (!Number.isInteger(k) || k < 0 || k > bits)
+      throw new RangeError(`maxDistance must be an integer from 0 to ${bits}, got ${show(k)}`);
     const budget = options.bytesPerFingerprint;
     if (budget !== undefined && (typeof budget !== 'number' || !(budget > 0) || !Number.isFinite(budget))) {
       throw new RangeError(`bytesPerFingerprint must be a positive number, got ${show(budget)}`);
@@ -193,10 +229,13 @@ export class FingerprintIndex {
     if (ids === null || typeof ids !== 'object' || typeof (ids as ArrayLike<unknown>).length !== 'number') {
       throw new TypeError(`ids must be an array or Uint32Array, got ${show(ids)}`);
     }
-    if (!(fingerprints instanceof BigUint64Array)) throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
+    if (!(fingerprints instanceof BigUint64Array))
+      throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
     const n = ids.length;
     if (fingerprints.length !== n * this.words) {
-      throw new RangeError(`fingerprints must hold ${this.words} word(s) per id (${n * this.words} for ${n} ids), got ${fingerprints.length}`);
+      throw new RangeError(
+        `fingerprints must hold ${this.words} word(s) per id (${n * this.words} for ${n} ids), got ${fingerprints.length}`,
+      );
     }
     if (n === 0) return;
     if (this.slots > this.sorted) this.merge();
@@ -211,7 +250,10 @@ export class FingerprintIndex {
     } else {
       for (let i = 0; i < n; i++) {
         this.checkIdKind(ids[i], `ids[${i}]`);
-        if (typeof ids[i] !== kind) throw new TypeError(`ids[${i}] is a ${typeof ids[i]} but ids[0] is a ${kind}: one index holds one kind of id`);
+        if (typeof ids[i] !== kind)
+          throw new TypeError(
+            `ids[${i}] is a ${typeof ids[i]} but ids[0] is a ${kind}: one index holds one kind of id`,
+          );
       }
     }
     if (kind === 'string') {
@@ -223,7 +265,8 @@ export class FingerprintIndex {
         if (seen.has(s)) throw new RangeError(`ids[${i}] ${show(s)} appears twice in the batch`);
         seen.add(s);
       }
-      if (this.names.length + n > MAX_U32) throw new RangeError(`too many string ids for one index (${this.names.length + n})`);
+      if (this.names.length + n > MAX_U32)
+        throw new RangeError(`too many string ids for one index (${this.names.length + n})`);
       this.idKind = 'string';
       sortedKeys = sc.a.reserve(n * 4);
       sortedSlots = sc.b.reserve(n * 4);
@@ -318,7 +361,8 @@ export class FingerprintIndex {
   /** query() for each fingerprint of a batch (one word each at 64 bits, two at 128). */
   queryMany(fingerprints: BigUint64Array, k?: number): Neighbor[][] {
     this.checkLive();
-    if (!(fingerprints instanceof BigUint64Array)) throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
+    if (!(fingerprints instanceof BigUint64Array))
+      throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
     if (fingerprints.length % this.words !== 0) {
       throw new RangeError(`fingerprints must hold 2 words per 128-bit fingerprint, got length ${fingerprints.length}`);
     }
@@ -358,7 +402,8 @@ export class FingerprintIndex {
     const n = this.live;
     const fingerprints = heap.u64.slice(this.master / 8, this.master / 8 + n * this.words);
     const keys = heap.u32.slice(this.keys / 4, this.keys / 4 + n);
-    const ids: FingerprintId[] | Uint32Array = this.idKind === 'string' ? Array.from(keys, (key) => this.names[key]!) : keys;
+    const ids: FingerprintId[] | Uint32Array =
+      this.idKind === 'string' ? Array.from(keys, (key) => this.names[key]!) : keys;
     return encodeIndex(
       {
         bits: this.bits,
@@ -430,7 +475,8 @@ export class FingerprintIndex {
 
   private checkIdKind(id: unknown, name: string): void {
     if (typeof id === 'number') {
-      if (!Number.isInteger(id) || id < 0 || id > MAX_U32) throw new RangeError(`${name} must be a u32 integer or a string, got ${show(id)}`);
+      if (!Number.isInteger(id) || id < 0 || id > MAX_U32)
+        throw new RangeError(`${name} must be a u32 integer or a string, got ${show(id)}`);
     } else if (typeof id !== 'string') {
       throw new TypeError(`${name} must be a u32 integer or a string, got ${show(id)}`);
     }
@@ -452,7 +498,9 @@ export class FingerprintIndex {
     if (k === undefined) return this.maxDistance;
     if (typeof k !== 'number') throw new TypeError(`k must be a number, got ${show(k)}`);
     if (!Number.isInteger(k) || k < 0 || k > this.maxDistance) {
-      throw new RangeError(`k must be an integer from 0 to the index's maxDistance (${this.maxDistance}), got ${show(k)}`);
+      throw new RangeError(
+        `k must be an integer from 0 to the index's maxDistance (${this.maxDistance}), got ${show(k)}`,
+      );
     }
     return k;
   }
@@ -485,7 +533,8 @@ export class FingerprintIndex {
       if (u32[base + mid]! < key) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < this.sorted && u32[base + lo] === key && !((u32[this.dead / 4 + (lo >>> 5)]! >>> (lo & 31)) & 1)) return lo;
+    if (lo < this.sorted && u32[base + lo] === key && !((u32[this.dead / 4 + (lo >>> 5)]! >>> (lo & 31)) & 1))
+      return lo;
     return -1;
   }
 
@@ -506,7 +555,13 @@ export class FingerprintIndex {
   }
 
   private planFor(size: number): IndexPlan {
-    return planIndex({ bits: this.bits, maxDistance: this.maxDistance, size, layout: this.layoutOption, bytesPerFingerprint: this.budget });
+    return planIndex({
+      bits: this.bits,
+      maxDistance: this.maxDistance,
+      size,
+      layout: this.layoutOption,
+      bytesPerFingerprint: this.budget,
+    });
   }
 
   /** Grows master/keys/dead to hold `slots` (doubling, or exactly when `exact`). */

@@ -106,13 +106,17 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
-  if (version !== FORMAT_VERSION) throw invalid(`format version ${version} is not supported (this build reads version ${FORMAT_VERSION})`);
+  if (version !== FORMAT_VERSION)
+    throw invalid(`format version ${version} is not supported (this build reads version ${FORMAT_VERSION})`);
   const total = view.getBigUint64(8, true);
-  if (total > BigInt(bytes.length)) throw invalid(`truncated: the header announces ${total} bytes, got ${bytes.length}`);
-  if (total < BigInt(bytes.length)) throw invalid(`${BigInt(bytes.length) - total} unexpected bytes after the end (${total} bytes announced)`);
+  if (total > BigInt(bytes.length))
+    throw invalid(`truncated: the header announces ${total} bytes, got ${bytes.length}`);
+  if (total < BigInt(bytes.length))
+    throw invalid(`${BigInt(bytes.length) - total} unexpected bytes after the end (${total} bytes announced)`);
   if (bytes.length < FIXED + 8) throw invalid(`truncated: ${bytes.length} bytes is shorter than the header`);
   const stored = view.getBigUint64(bytes.length - 8, true);
-  if (checksum(bytes.subarray(0, bytes.length - 8)) !== stored) throw invalid('checksum mismatch (the bytes were altered or damaged)');
+  if (checksum(bytes.subarray(0, bytes.length - 8)) !== stored)
+    throw invalid('checksum mismatch (the bytes were altered or damaged)');
   // The checksum matched: what follows guards against files written by something else than serialize().
   if (view.getUint16(6, true) !== 0) throw invalid(`unknown flags ${view.getUint16(6, true)}`);
   const bits = view.getUint8(16);
@@ -140,7 +144,8 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   const head = pad8(FIXED + specLength);
   if (head > bytes.length - 8) throw invalid('spec id runs past the end');
   const spec = new TextDecoder().decode(bytes.subarray(FIXED, FIXED + specLength));
-  if (spec !== SPEC_ID) throw invalid(`the index was written for fingerprint spec ${show(spec)}, this build implements ${show(SPEC_ID)}`);
+  if (spec !== SPEC_ID)
+    throw invalid(`the index was written for fingerprint spec ${show(spec)}, this build implements ${show(SPEC_ID)}`);
   const words = bits / 64;
   const fpEnd = head + n * words * 8;
   if (fpEnd > bytes.length - 8) throw invalid(`${n} fingerprints run past the end`);

@@ -145,7 +145,12 @@ function combinations(m: number, s: number): number[][] {
   return out;
 }
 
-function tablePlan(blocks: ReadonlyArray<readonly [number, number]>, leading: number[], d: number, tailBits: number): TablePlan {
+function tablePlan(
+  blocks: ReadonlyArray<readonly [number, number]>,
+  leading: number[],
+  d: number,
+  tailBits: number,
+): TablePlan {
   const order = [...leading, ...blocks.map((_, i) => i).filter((i) => !leading.includes(i))];
   const segments: Array<[number, number]> = [];
   let want = d + tailBits;
@@ -171,7 +176,7 @@ function tablePlan(blocks: ReadonlyArray<readonly [number, number]>, leading: nu
     hi |= m >> 64n;
   }
   const inTail = Math.max(0, Math.min(tailBits, leadingBits - d));
-  const tailPrefixMask = inTail === 0 ? 0 : (((2 ** inTail - 1) * 2 ** (tailBits - inTail)) >>> 0);
+  const tailPrefixMask = inTail === 0 ? 0 : ((2 ** inTail - 1) * 2 ** (tailBits - inTail)) >>> 0;
   const hex = (x: bigint): string => x.toString(16).padStart(16, '0');
   return { leadingBlocks: leading, leadingBits, segments, mask: [hex(lo), hex(hi)], tailPrefixMask };
 }
@@ -204,14 +209,23 @@ const SCAN_NS = { 64: 0.4, 128: 0.7 } as const;
 const ENTRY_NS = 0.8;
 
 function baseBytes(bits: IndexBits): number {
-  return (bits / 8) + 4 + 1 / 8; // fingerprint, key, dead bit
+  return bits / 8 + 4 + 1 / 8; // fingerprint, key, dead bit
 }
 
 function costLinear(bits: IndexBits, n: number): { ns: number; bytes: number } {
   return { ns: n * SCAN_NS[bits], bytes: baseBytes(bits) };
 }
 
-function costTables(bits: IndexBits, k: number, n: number, m: number, s: number, d: number, tail: 16 | 32, minLeading: number): Costed | undefined {
+function costTables(
+  bits: IndexBits,
+  k: number,
+  n: number,
+  m: number,
+  s: number,
+  d: number,
+  tail: 16 | 32,
+  minLeading: number,
+): Costed | undefined {
   const tables = binomial(m, s);
   const radius = probeRadius(m, s, k);
   const r = Math.min(radius, d);
@@ -238,7 +252,20 @@ function costTables(bits: IndexBits, k: number, n: number, m: number, s: number,
   const probeNs = missNs(dirBytes) + Math.min(1, perProbe) * missNs(tailBytes);
   const verifyNs = missNs(idBytes) + missNs(masterBytes);
   const ns = tables * (probes * probeNs + probes * perProbe * ENTRY_NS + passes * verifyNs) + 50;
-  return { m, s, d, tail, radius, tables, probes: probes * tables, perProbe, candidates: probes * perProbe * tables, verifications: passes * tables, ns, bytes };
+  return {
+    m,
+    s,
+    d,
+    tail,
+    radius,
+    tables,
+    probes: probes * tables,
+    perProbe,
+    candidates: probes * perProbe * tables,
+    verifications: passes * tables,
+    ns,
+    bytes,
+  };
 }
 
 function penalised(ns: number, bytes: number, budget: number): number {
@@ -252,7 +279,8 @@ function checkLayout(layout: unknown, bits: IndexBits): IndexLayout | undefined 
   }
   const l = layout as Record<string, unknown>;
   for (const key of Object.keys(l)) {
-    if (!['blocks', 'leading', 'directoryBits', 'tailBits'].includes(key)) throw new TypeError(`unknown layout option ${JSON.stringify(key)}`);
+    if (!['blocks', 'leading', 'directoryBits', 'tailBits'].includes(key))
+      throw new TypeError(`unknown layout option ${JSON.stringify(key)}`);
   }
   const { blocks, leading, directoryBits, tailBits } = l;
   if (typeof blocks !== 'number' || !Number.isInteger(blocks) || blocks < 1 || blocks > bits) {
@@ -262,12 +290,21 @@ function checkLayout(layout: unknown, bits: IndexBits): IndexLayout | undefined 
     throw new RangeError(`layout.leading must be an integer from 1 to blocks (${blocks}), got ${show(leading)}`);
   }
   if (binomial(blocks, leading) > MAX_TABLES) {
-    throw new RangeError(`layout { blocks: ${blocks}, leading: ${leading} } needs ${binomial(blocks, leading)} tables; at most ${MAX_TABLES} are allowed`);
+    throw new RangeError(
+      `layout { blocks: ${blocks}, leading: ${leading} } needs ${binomial(blocks, leading)} tables; at most ${MAX_TABLES} are allowed`,
+    );
   }
   const minLeading = leading * Math.floor(bits / blocks);
   if (directoryBits !== undefined) {
-    if (typeof directoryBits !== 'number' || !Number.isInteger(directoryBits) || directoryBits < 0 || directoryBits > Math.min(MAX_DIRECTORY_BITS, minLeading)) {
-      throw new RangeError(`layout.directoryBits must be an integer from 0 to ${Math.min(MAX_DIRECTORY_BITS, minLeading)} (the leading bits per table), got ${show(directoryBits)}`);
+    if (
+      typeof directoryBits !== 'number' ||
+      !Number.isInteger(directoryBits) ||
+      directoryBits < 0 ||
+      directoryBits > Math.min(MAX_DIRECTORY_BITS, minLeading)
+    ) {
+      throw new RangeError(
+        `layout.directoryBits must be an integer from 0 to ${Math.min(MAX_DIRECTORY_BITS, minLeading)} (the leading bits per table), got ${show(directoryBits)}`,
+      );
     }
   }
   if (tailBits !== undefined && tailBits !== 16 && tailBits !== 32) {
@@ -289,7 +326,13 @@ const planCache = new Map<string, IndexPlan>();
  */
 export function planIndex(options: PlanOptions): IndexPlan {
   const n = Math.max(1, Math.round(Math.SQRT2 ** Math.round(2 * Math.log2(Math.max(1, options.size)))));
-  const id = JSON.stringify([options.bits, options.maxDistance, n, options.layout ?? null, options.bytesPerFingerprint ?? null]);
+  const id = JSON.stringify([
+    options.bits,
+    options.maxDistance,
+    n,
+    options.layout ?? null,
+    options.bytesPerFingerprint ?? null,
+  ]);
   let plan = planCache.get(id);
   if (!plan) {
     if (planCache.size > 1000) planCache.clear();
@@ -334,24 +377,53 @@ function choosePlan(options: PlanOptions, n: number): IndexPlan {
   } else if (layout !== 'linear') {
     consider(layout.blocks, layout.leading, layout.directoryBits, layout.tailBits);
     if (!best) {
-      throw new RangeError(`layout { blocks: ${layout.blocks}, leading: ${layout.leading} } needs too many probes at maxDistance ${k}`);
+      throw new RangeError(
+        `layout { blocks: ${layout.blocks}, leading: ${layout.leading} } needs too many probes at maxDistance ${k}`,
+      );
     }
   }
   const forced = layout !== undefined;
   if (!best) {
     return Object.freeze({
-      layout: 'linear', bits, maxDistance: k, plannedSize: n, forced, blocks: [], leading: 0, tables: [], directoryBits: 0,
-      tailBits: 16, probeRadius: 0, probesPerQuery: 0, expectedCandidatesPerProbe: n, expectedCandidatesPerQuery: n,
-      expectedVerificationsPerQuery: n, estimatedQueryNs: linear.ns, bytesPerFingerprint: linear.bytes,
+      layout: 'linear',
+      bits,
+      maxDistance: k,
+      plannedSize: n,
+      forced,
+      blocks: [],
+      leading: 0,
+      tables: [],
+      directoryBits: 0,
+      tailBits: 16,
+      probeRadius: 0,
+      probesPerQuery: 0,
+      expectedCandidatesPerProbe: n,
+      expectedCandidatesPerQuery: n,
+      expectedVerificationsPerQuery: n,
+      estimatedQueryNs: linear.ns,
+      bytesPerFingerprint: linear.bytes,
     });
   }
   const c: Costed = best;
   const blocks = blockRanges(bits, c.m);
   const tables = combinations(c.m, c.s).map((leading) => tablePlan(blocks, leading, c.d, c.tail));
   return Object.freeze({
-    layout: 'tables', bits, maxDistance: k, plannedSize: n, forced, blocks, leading: c.s, tables, directoryBits: c.d,
-    tailBits: c.tail, probeRadius: c.radius, probesPerQuery: c.probes, expectedCandidatesPerProbe: c.perProbe,
-    expectedCandidatesPerQuery: c.candidates, expectedVerificationsPerQuery: c.verifications, estimatedQueryNs: c.ns,
+    layout: 'tables',
+    bits,
+    maxDistance: k,
+    plannedSize: n,
+    forced,
+    blocks,
+    leading: c.s,
+    tables,
+    directoryBits: c.d,
+    tailBits: c.tail,
+    probeRadius: c.radius,
+    probesPerQuery: c.probes,
+    expectedCandidatesPerProbe: c.perProbe,
+    expectedCandidatesPerQuery: c.candidates,
+    expectedVerificationsPerQuery: c.verifications,
+    estimatedQueryNs: c.ns,
     bytesPerFingerprint: c.bytes,
   });
 }

@@ -40,7 +40,9 @@ export function similarity(a: bigint, b: bigint, bits: Bits = 64): number {
 /** Lowercase hex, zero-padded to bits / 4 digits. */
 export function toHex(fp: bigint, bits: Bits = 64): string {
   checkBits(bits);
-  return checkFingerprint(fp, 'fingerprint', bits).toString(16).padStart(bits / 4, '0');
+  return checkFingerprint(fp, 'fingerprint', bits)
+    .toString(16)
+    .padStart(bits / 4, '0');
 }
 
 /** Parses hex (upper or lower case, optional 0x, at most 32 digits) into a fingerprint. */

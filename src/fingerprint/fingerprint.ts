@@ -175,12 +175,14 @@ export function simhashOfHashes(hashes: BigUint64Array, options: HashesOptions =
   if (!(hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array, got ${show(hashes)}`);
   const bits = checkBits(options.bits ?? 64);
   const words = bits === 128 ? 2 : 1;
-  if (hashes.length % words !== 0) throw new RangeError(`128-bit hashes need two words each, got ${hashes.length} words`);
+  if (hashes.length % words !== 0)
+    throw new RangeError(`128-bit hashes need two words each, got ${hashes.length} words`);
   const n = hashes.length / words;
   const weights = options.weights;
   if (weights !== undefined) {
     if (!(weights instanceof Float64Array)) throw new TypeError(`weights must be a Float64Array, got ${show(weights)}`);
-    if (weights.length !== n) throw new RangeError(`weights must have one entry per hash (${n}), got ${weights.length}`);
+    if (weights.length !== n)
+      throw new RangeError(`weights must have one entry per hash (${n}), got ${weights.length}`);
     for (let i = 0; i < n; i++) {
       if (!Number.isFinite(weights[i]!)) throw new RangeError(`weights[${i}] must be finite, got ${weights[i]}`);
     }
@@ -206,7 +208,8 @@ export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigi
   }
   const rt = wasm();
   const r = regions(rt);
-  const enc = typeof feature === 'string' ? encodeStrings(rt.heap, r.text, [feature]) : encodeTexts(rt.heap, r.text, [feature]);
+  const enc =
+    typeof feature === 'string' ? encodeStrings(rt.heap, r.text, [feature]) : encodeTexts(rt.heap, r.text, [feature]);
   const work = r.work.reserve(32);
   rt.heap.u32.set(enc.offsets, work >>> 2);
   kernels(rt).hashFeatures(enc.ptr, work, 1, 0n, work + 16);

@@ -31,7 +31,12 @@ export interface SimHashOptions {
 }
 
 /** Tokenizers implemented in WebAssembly, by mode number (modes.shared.ts, shared with assembly/tokenize.ts). */
-const WASM_MODES = { whitespace: MODE_WHITESPACE, words: MODE_WORDS, shingles: MODE_SHINGLES, ngrams: MODE_NGRAMS } as const;
+const WASM_MODES = {
+  whitespace: MODE_WHITESPACE,
+  words: MODE_WORDS,
+  shingles: MODE_SHINGLES,
+  ngrams: MODE_NGRAMS,
+} as const;
 
 export interface Plan {
   readonly bits: Bits;
@@ -76,7 +81,9 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
   rules.checkOptions(options);
   const tokenizer = options.tokenizer ?? rules.defaultTokenizer;
   if (typeof tokenizer !== 'function' && !TOKENIZERS.has(tokenizer as string)) {
-    throw new RangeError(`tokenizer must be one of ${[...TOKENIZERS].join(', ')} or a function, got ${show(tokenizer)}`);
+    throw new RangeError(
+      `tokenizer must be one of ${[...TOKENIZERS].join(', ')} or a function, got ${show(tokenizer)}`,
+    );
   }
   rules.checkTokenizer(tokenizer);
   let width = 0;
@@ -98,9 +105,15 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
     if (typeof locale !== 'string') throw new TypeError(`locale must be a string, got ${show(locale)}`);
     if (tokenizer !== 'segmenter') throw new TypeError(`locale applies to the 'segmenter' tokenizer only`);
   }
-  if (tokenizer === 'segmenter' && typeof Intl === 'undefined' || (tokenizer === 'segmenter' && !('Segmenter' in Intl))) {
+  if (
+    (tokenizer === 'segmenter' && typeof Intl === 'undefined') ||
+    (tokenizer === 'segmenter' && !('Segmenter' in Intl))
+  ) {
     throw new RangeError(`the 'segmenter' tokenizer needs Intl.Segmenter, which this runtime lacks`);
   }
-  const mode = typeof tokenizer === 'function' || tokenizer === 'segmenter' ? -1 : WASM_MODES[tokenizer as keyof typeof WASM_MODES];
+  const mode =
+    typeof tokenizer === 'function' || tokenizer === 'segmenter'
+      ? -1
+      : WASM_MODES[tokenizer as keyof typeof WASM_MODES];
   return Object.freeze({ bits, preset, tokenizer, width, normalize, locale, mode });
 }

@@ -49,7 +49,11 @@ export function jsFeatures(text: string, plan: Plan): Iterable<Feature> {
   if (plan.tokenizer === 'segmenter') return segmenterWords(text, plan.locale);
   if (typeof plan.tokenizer !== 'function') throw new Error(`internal: ${show(plan.tokenizer)} runs in WebAssembly`);
   const features = plan.tokenizer(text);
-  if (features === null || typeof features !== 'object' || typeof (features as Iterable<Feature>)[Symbol.iterator] !== 'function') {
+  if (
+    features === null ||
+    typeof features !== 'object' ||
+    typeof (features as Iterable<Feature>)[Symbol.iterator] !== 'function'
+  ) {
     throw new TypeError(`the tokenizer function must return an iterable of features, got ${show(features)}`);
   }
   return features;

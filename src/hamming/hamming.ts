@@ -35,11 +35,43 @@ interface HammingKernels {
   hammingDistances128(fps: number, n: number, lo: bigint, hi: bigint, out: number): void;
   hammingCount64(fps: number, n: number, q: bigint, k: number): number;
   hammingCount128(fps: number, n: number, lo: bigint, hi: bigint, k: number): number;
-  hammingCollect64(fps: number, n: number, q: bigint, k: number, base: number, outIndex: number, outDistance: number, cap: number): number;
-  hammingCollect128(fps: number, n: number, lo: bigint, hi: bigint, k: number, base: number, outIndex: number, outDistance: number, cap: number): number;
+  hammingCollect64(
+    fps: number,
+    n: number,
+    q: bigint,
+    k: number,
+    base: number,
+    outIndex: number,
+    outDistance: number,
+    cap: number,
+  ): number;
+  hammingCollect128(
+    fps: number,
+    n: number,
+    lo: bigint,
+    hi: bigint,
+    k: number,
+    base: number,
+    outIndex: number,
+    outDistance: number,
+    cap: number,
+  ): number;
   hammingHistogram64(fps: number, n: number, q: bigint, hist: number): void;
   hammingHistogram128(fps: number, n: number, lo: bigint, hi: bigint, hist: number): void;
-  hammingJoin(a: number, na: number, b: number, nb: number, k: number, wide: number, isSelf: number, state: number, outA: number, outB: number, outD: number, cap: number): number;
+  hammingJoin(
+    a: number,
+    na: number,
+    b: number,
+    nb: number,
+    k: number,
+    wide: number,
+    isSelf: number,
+    state: number,
+    outA: number,
+    outB: number,
+    outD: number,
+    cap: number,
+  ): number;
   hammingJoinStepPairs(): number;
 }
 
@@ -71,17 +103,20 @@ function checkOptions(options: unknown): HammingOptions {
 
 function checkWidth(bits: unknown): HammingBits {
   if (bits === 64 || bits === 128) return bits;
-  if (bits === 32) throw new RangeError(`bits must be 64 or 128, got 32 (store 32-bit fingerprints one per u64 and use 64)`);
+  if (bits === 32)
+    throw new RangeError(`bits must be 64 or 128, got 32 (store 32-bit fingerprints one per u64 and use 64)`);
   const error = typeof bits === 'number' ? RangeError : TypeError;
   throw new error(`bits must be 64 or 128, got ${show(bits)}`);
 }
 
 function checkArray(fps: unknown, bits: HammingBits, name: string): BigUint64Array {
-  if (!(fps instanceof BigUint64Array)) throw new TypeError(`${name} must be a BigUint64Array or a FingerprintSet, got ${show(fps)}`);
+  if (!(fps instanceof BigUint64Array))
+    throw new TypeError(`${name} must be a BigUint64Array or a FingerprintSet, got ${show(fps)}`);
   if (bits === 128 && fps.length % 2 !== 0) {
     throw new RangeError(`${name} holds 128-bit fingerprints (two words each) but has an odd length, ${fps.length}`);
   }
-  if (fps.length / (bits / 64) > 0xffffffff) throw new RangeError(`${name} has more than 2^32 - 1 fingerprints (${fps.length / (bits / 64)})`);
+  if (fps.length / (bits / 64) > 0xffffffff)
+    throw new RangeError(`${name} has more than 2^32 - 1 fingerprints (${fps.length / (bits / 64)})`);
   return fps;
 }
 
@@ -95,7 +130,8 @@ function checkQuery(query: unknown, bits: HammingBits): bigint {
 
 function checkK(k: unknown, bits: HammingBits): number {
   if (typeof k !== 'number') throw new TypeError(`k must be a number, got ${show(k)}`);
-  if (!Number.isInteger(k) || k < 0 || k > bits) throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
+  if (!Number.isInteger(k) || k < 0 || k > bits)
+    throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
   return k;
 }
 
@@ -152,7 +188,12 @@ function runtime(): { rt: Runtime; k: HammingKernels; regions: HammingRegions } 
  * a resident set in place, a streamed array copied chunk by chunk into one reusable block.
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: a scan returns nothing to go on, or false to stop
-function forEachChunk(rt: Runtime, regions: HammingRegions, src: Source, scan: (ptr: number, first: number, count: number) => boolean | void): void {
+function forEachChunk(
+  rt: Runtime,
+  regions: HammingRegions,
+  src: Source,
+  scan: (ptr: number, first: number, count: number) => boolean | void,
+): void {
   const words = src.bits / 64;
   if (src.ptr >= 0) {
     for (let first = 0; first < src.count; first += RESIDENT_CHUNK) {
@@ -222,7 +263,10 @@ function countWithin(src: Source, query: bigint, maxDistance: number): number {
   const [lo, hi] = split(query);
   let total = 0;
   forEachChunk(rt, regions, src, (ptr, _first, count) => {
-    total += src.bits === 64 ? k.hammingCount64(ptr, count, lo, maxDistance) : k.hammingCount128(ptr, count, lo, hi, maxDistance);
+    total +=
+      src.bits === 64
+        ? k.hammingCount64(ptr, count, lo, maxDistance)
+        : k.hammingCount128(ptr, count, lo, hi, maxDistance);
   });
   return total;
 }
@@ -232,7 +276,13 @@ function countWithin(src: Source, query: bigint, maxDistance: number): number {
  * read before each kernel call, so `take` may tighten it (nearest does); it still sees entries the kernel found
  * under the previous bound and filters them itself.
  */
-function collect(src: Source, query: bigint, bound: () => number, take: (heap: Heap, indexPtr: number, distancePtr: number, count: number) => void, cap = COLLECT_CAP): void {
+function collect(
+  src: Source,
+  query: bigint,
+  bound: () => number,
+  take: (heap: Heap, indexPtr: number, distancePtr: number, count: number) => void,
+  cap = COLLECT_CAP,
+): void {
   const { rt, k, regions } = runtime();
   const [lo, hi] = split(query);
   const indexPtr = regions.out.reserve(cap * 5 + 16);
@@ -243,9 +293,29 @@ function collect(src: Source, query: bigint, bound: () => number, take: (heap: H
     while (start < count) {
       const limit = bound();
       if (limit < 0) return false;
-      const n = src.bits === 64
-        ? k.hammingCollect64(ptr + start * stride, count - start, lo, limit, first + start, indexPtr, distancePtr, cap)
-        : k.hammingCollect128(ptr + start * stride, count - start, lo, hi, limit, first + start, indexPtr, distancePtr, cap);
+      const n =
+        src.bits === 64
+          ? k.hammingCollect64(
+              ptr + start * stride,
+              count - start,
+              lo,
+              limit,
+              first + start,
+              indexPtr,
+              distancePtr,
+              cap,
+            )
+          : k.hammingCollect128(
+              ptr + start * stride,
+              count - start,
+              lo,
+              hi,
+              limit,
+              first + start,
+              indexPtr,
+              distancePtr,
+              cap,
+            );
       if (n > 0) take(rt.heap, indexPtr, distancePtr, n);
       if (n < cap) return;
       // The buffer filled up: resume after the last index written.
@@ -256,7 +326,12 @@ function collect(src: Source, query: bigint, bound: () => number, take: (heap: H
 
 function within(src: Source, query: bigint, maxDistance: number): Uint32Array {
   const found = new IndexBuffer();
-  collect(src, query, () => maxDistance, (heap, indexPtr, distancePtr, n) => found.append(heap, indexPtr, distancePtr, n));
+  collect(
+    src,
+    query,
+    () => maxDistance,
+    (heap, indexPtr, distancePtr, n) => found.append(heap, indexPtr, distancePtr, n),
+  );
   return found.index.slice(0, found.length);
 }
 
@@ -304,19 +379,25 @@ function nearestOf(src: Source, query: bigint, n: number): NearestResult {
   // and accept from then on only distances strictly below the worst kept (a later equal one has a larger index).
   const threshold = Math.max(2 * want, 4096);
   let limit: number = src.bits;
-  collect(src, query, () => limit, (heap, indexPtr, distancePtr, count) => {
-    const u32 = heap.u32;
-    const u8 = heap.u8;
-    best.ensure(best.length + count);
-    for (let i = 0; i < count; i++) {
-      const d = u8[distancePtr + i]!;
-      if (d > limit) continue;
-      best.index[best.length] = u32[(indexPtr >>> 2) + i]!;
-      best.distance[best.length] = d;
-      best.length++;
-    }
-    if (best.length >= threshold) limit = keepBest(best, want, src.bits) - 1;
-  }, Math.min(COLLECT_CAP, threshold));
+  collect(
+    src,
+    query,
+    () => limit,
+    (heap, indexPtr, distancePtr, count) => {
+      const u32 = heap.u32;
+      const u8 = heap.u8;
+      best.ensure(best.length + count);
+      for (let i = 0; i < count; i++) {
+        const d = u8[distancePtr + i]!;
+        if (d > limit) continue;
+        best.index[best.length] = u32[(indexPtr >>> 2) + i]!;
+        best.distance[best.length] = d;
+        best.length++;
+      }
+      if (best.length >= threshold) limit = keepBest(best, want, src.bits) - 1;
+    },
+    Math.min(COLLECT_CAP, threshold),
+  );
   if (best.length > want) keepBest(best, want, src.bits);
   // Stable counting sort by distance: the buffer is in index order, so ties stay ordered by index.
   const starts = new Uint32Array(src.bits + 2);
@@ -343,8 +424,12 @@ function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array): HammingPairs {
   if (sorted) return { a, b, distance: d };
   let max = 0;
   for (let i = 0; i < a.length; i++) if (a[i]! > max) max = a[i]!;
-  let srcA: Uint32Array = a, srcB: Uint32Array = b, srcD: Uint8Array = d;
-  let dstA: Uint32Array = new Uint32Array(a.length), dstB: Uint32Array = new Uint32Array(a.length), dstD: Uint8Array = new Uint8Array(a.length);
+  let srcA: Uint32Array = a,
+    srcB: Uint32Array = b,
+    srcD: Uint8Array = d;
+  let dstA: Uint32Array = new Uint32Array(a.length),
+    dstB: Uint32Array = new Uint32Array(a.length),
+    dstD: Uint8Array = new Uint8Array(a.length);
   const counts = new Uint32Array(65537);
   for (let shift = 0; shift === 0 || (shift < 32 && max >>> shift !== 0); shift += 16) {
     counts.fill(0);
@@ -393,7 +478,20 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
     let length = 0;
     const wide = queries.bits === 128 ? 1 : 0;
     while (heap.u32[statePtr >>> 2]! < other.count) {
-      const n = k.hammingJoin(a.ptr, queries.count, b.ptr, other.count, maxDistance, wide, isSelf ? 1 : 0, statePtr, outA, outB, outD, cap);
+      const n = k.hammingJoin(
+        a.ptr,
+        queries.count,
+        b.ptr,
+        other.count,
+        maxDistance,
+        wide,
+        isSelf ? 1 : 0,
+        statePtr,
+        outA,
+        outB,
+        outD,
+        cap,
+      );
       if (length + n > pairsA.length) {
         const size = Math.max(length + n, pairsA.length * 2);
         if (size > 0xffffffff) throw new RangeError(`more than 2^32 - 1 pairs within k = ${maxDistance}`);
@@ -421,7 +519,11 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
 // The public functions
 
 /** Distance from `query` to every fingerprint, one byte each. */
-export function hammingDistances(query: bigint, fps: BigUint64Array | FingerprintSet, options?: HammingOptions): Uint8Array {
+export function hammingDistances(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  options?: HammingOptions,
+): Uint8Array {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   const out = new Uint8Array(src.count);
@@ -430,24 +532,40 @@ export function hammingDistances(query: bigint, fps: BigUint64Array | Fingerprin
 }
 
 /** Like hammingDistances, into `out` (length at least the number of fingerprints); returns `out`. */
-export function hammingDistancesInto(query: bigint, fps: BigUint64Array | FingerprintSet, out: Uint8Array, options?: HammingOptions): Uint8Array {
+export function hammingDistancesInto(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  out: Uint8Array,
+  options?: HammingOptions,
+): Uint8Array {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   if (!(out instanceof Uint8Array)) throw new TypeError(`out must be a Uint8Array, got ${show(out)}`);
-  if (out.length < src.count) throw new RangeError(`out has length ${out.length} but there are ${src.count} fingerprints`);
+  if (out.length < src.count)
+    throw new RangeError(`out has length ${out.length} but there are ${src.count} fingerprints`);
   distancesInto(src, q, out);
   return out;
 }
 
 /** Indices (ascending) of the fingerprints within distance k of `query` (distance <= k). */
-export function withinDistance(query: bigint, fps: BigUint64Array | FingerprintSet, k: number, options?: HammingOptions): Uint32Array {
+export function withinDistance(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  k: number,
+  options?: HammingOptions,
+): Uint32Array {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   return within(src, q, checkK(k, src.bits));
 }
 
 /** How many fingerprints are within distance k of `query`. */
-export function countWithinDistance(query: bigint, fps: BigUint64Array | FingerprintSet, k: number, options?: HammingOptions): number {
+export function countWithinDistance(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  k: number,
+  options?: HammingOptions,
+): number {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   return countWithin(src, q, checkK(k, src.bits));
@@ -457,14 +575,23 @@ export function countWithinDistance(query: bigint, fps: BigUint64Array | Fingerp
  * The `n` fingerprints nearest to `query` (all of them when n exceeds their number), sorted by distance, then
  * by index: when several tie at the n-th distance, the ones with the smallest indices are returned.
  */
-export function nearest(query: bigint, fps: BigUint64Array | FingerprintSet, n: number, options?: HammingOptions): NearestResult {
+export function nearest(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  n: number,
+  options?: HammingOptions,
+): NearestResult {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   return nearestOf(src, q, checkCount(n));
 }
 
 /** counts[d] = number of fingerprints at distance d from `query`, for d = 0..bits. */
-export function distanceHistogram(query: bigint, fps: BigUint64Array | FingerprintSet, options?: HammingOptions): Uint32Array {
+export function distanceHistogram(
+  query: bigint,
+  fps: BigUint64Array | FingerprintSet,
+  options?: HammingOptions,
+): Uint32Array {
   const src = source(fps, options);
   return histogram(src, checkQuery(query, src.bits));
 }
@@ -473,7 +600,12 @@ export function distanceHistogram(query: bigint, fps: BigUint64Array | Fingerpri
  * Every pair (query a, candidate b) with distance <= k: a indexes `queries`, b `candidates`. Ordered by a, then b.
  * All fingerprints are held in WASM memory during the call (sets in place, arrays copied once).
  */
-export function pairsWithinDistance(queries: BigUint64Array | FingerprintSet, candidates: BigUint64Array | FingerprintSet, k: number, options?: HammingOptions): HammingPairs {
+export function pairsWithinDistance(
+  queries: BigUint64Array | FingerprintSet,
+  candidates: BigUint64Array | FingerprintSet,
+  k: number,
+  options?: HammingOptions,
+): HammingPairs {
   const a = source(queries, options, 'queries');
   const b = source(candidates, options, 'candidates');
   if (a.bits !== b.bits) throw new RangeError(`queries are ${a.bits}-bit but candidates are ${b.bits}-bit`);
@@ -484,7 +616,11 @@ export function pairsWithinDistance(queries: BigUint64Array | FingerprintSet, ca
  * Every pair (a, b), a < b, of fingerprints within distance k of each other, each pair once; identical
  * fingerprints are reported (distance 0). Ordered by a, then b. Brute force: n²/2 comparisons.
  */
-export function selfPairsWithinDistance(fps: BigUint64Array | FingerprintSet, k: number, options?: HammingOptions): HammingPairs {
+export function selfPairsWithinDistance(
+  fps: BigUint64Array | FingerprintSet,
+  k: number,
+  options?: HammingOptions,
+): HammingPairs {
   const src = source(fps, options);
   return join(src, null, checkK(k, src.bits));
 }
@@ -518,7 +654,8 @@ export class FingerprintSet {
   /** Copies `fps` (one u64 per 64-bit fingerprint, two per 128-bit one, low word first) into WASM memory. */
   static from(fps: BigUint64Array, options?: HammingOptions): FingerprintSet {
     const bits = checkWidth(checkOptions(options).bits ?? 64);
-    if (!(fps instanceof BigUint64Array)) throw new TypeError(`FingerprintSet.from needs a BigUint64Array, got ${show(fps)}`);
+    if (!(fps instanceof BigUint64Array))
+      throw new TypeError(`FingerprintSet.from needs a BigUint64Array, got ${show(fps)}`);
     const array = checkArray(fps, bits, 'fps');
     const heap = wasm().heap;
     const ptr = heap.alloc(array.byteLength);
@@ -553,7 +690,8 @@ export class FingerprintSet {
 
   /** @internal The set's address and size; throws when it has been freed. */
   live(): { bits: HammingBits; count: number; address: number; block: Block } {
-    if (this.block === null) throw new TypeError(`this FingerprintSet (${this.bits}-bit, ${this.count} fingerprints) has been freed`);
+    if (this.block === null)
+      throw new TypeError(`this FingerprintSet (${this.bits}-bit, ${this.count} fingerprints) has been freed`);
     return { bits: this.bits, count: this.count, address: this.block.ptr, block: this.block };
   }
 

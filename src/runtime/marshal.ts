@@ -27,7 +27,11 @@ export function regions(rt: Runtime): Regions {
  * Writes each text back to back as UTF-8 into the text region. Returns the region pointer, the byte offset of
  * each document (length n + 1) and the longest document's byte length.
  */
-export function encodeTexts(heap: Heap, region: Region, texts: ReadonlyArray<string | Uint8Array>): { ptr: number; offsets: Uint32Array; longest: number } {
+export function encodeTexts(
+  heap: Heap,
+  region: Region,
+  texts: ReadonlyArray<string | Uint8Array>,
+): { ptr: number; offsets: Uint32Array; longest: number } {
   const offsets = new Uint32Array(texts.length + 1);
   let remaining = 0; // lengths of the texts not yet written: each needs at least that many bytes
   let allStrings = true;
@@ -87,7 +91,11 @@ export function encodeTexts(heap: Heap, region: Region, texts: ReadonlyArray<str
 }
 
 /** Writes each string as UTF-16 code units (the Java preset hashes code units). */
-export function encodeUtf16(heap: Heap, region: Region, strings: readonly string[]): { ptr: number; offsets: Uint32Array } {
+export function encodeUtf16(
+  heap: Heap,
+  region: Region,
+  strings: readonly string[],
+): { ptr: number; offsets: Uint32Array } {
   let units = 0;
   for (const s of strings) units += s.length;
   const ptr = region.reserve(units * 2 + 16);
@@ -105,7 +113,11 @@ export function encodeUtf16(heap: Heap, region: Region, strings: readonly string
 }
 
 /** Writes strings back to back as UTF-8; ASCII is copied by a plain loop, the rest by encodeInto. */
-export function encodeStrings(heap: Heap, region: Region, strings: readonly string[]): { ptr: number; offsets: Uint32Array } {
+export function encodeStrings(
+  heap: Heap,
+  region: Region,
+  strings: readonly string[],
+): { ptr: number; offsets: Uint32Array } {
   let units = 0;
   for (const s of strings) units += s.length;
   const cap = units * 3 + 16;
@@ -143,7 +155,11 @@ export interface FeatureList {
  * The features of a batch of documents as one list, with document d owning features
  * docOffsets[d]..docOffsets[d+1] (the layout of the feature kernels), and whether any document is weighted.
  */
-export function flattenFeatures(docs: readonly FeatureList[]): { strings: string[]; docOffsets: Uint32Array; weighted: boolean } {
+export function flattenFeatures(docs: readonly FeatureList[]): {
+  strings: string[];
+  docOffsets: Uint32Array;
+  weighted: boolean;
+} {
   const docOffsets = new Uint32Array(docs.length + 1);
   let total = 0;
   let weighted = false;

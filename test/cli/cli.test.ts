@@ -11,12 +11,20 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = path.join(root, 'src/cli/cli.ts');
 
 function run(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { cwd: root, input, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], {
+    cwd: root,
+    input,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon'.split(' ');
+const words =
+  'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon'.split(
+    ' ',
+  );
 function text(seed: number, n = 300): string {
   let x = seed;
   const out: string[] = [];
@@ -93,11 +101,20 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     const r = run(['dedup', '--k', String(K), docs]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
-      { cluster: path.join(docs, 'a.txt'), size: 3, members: [path.join(docs, 'a.txt'), path.join(docs, 'b.txt'), path.join(docs, 'sub/d.txt')] },
+      {
+        cluster: path.join(docs, 'a.txt'),
+        size: 3,
+        members: [path.join(docs, 'a.txt'), path.join(docs, 'b.txt'), path.join(docs, 'sub/d.txt')],
+      },
     ]);
-    const all = run(['dedup', '--k', String(K), '--all', docs]).stdout.trim().split('\n');
+    const all = run(['dedup', '--k', String(K), '--all', docs])
+      .stdout.trim()
+      .split('\n');
     expect(all).toHaveLength(2);
     const csv = run(['dedup', '--k', String(K), '--format', 'csv', docs]);
     expect(csv.stdout.trim().split('\n')).toEqual([
@@ -108,9 +125,12 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     ]);
     // Exact duplicates only at k = 0; pairs as JSON Lines.
     const exact = run(['dedup', '--k', '0', '--pairs', docs]);
-    expect(exact.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
-      { a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0 },
-    ]);
+    expect(
+      exact.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0 }]);
   });
 
   it('reads JSON Lines, reports bad lines with file and line, and stops on them with --strict', () => {
@@ -144,9 +164,16 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${toHex(simhash(base))}\t${a}\n${toHex(simhash(other))}\t${c}\n`);
     const stdin = run(['hash', '--bits', '128', '--tokenizer', 'words'], 'hello near duplicate world');
-    expect(stdin.stdout).toBe(`${toHex(simhash('hello near duplicate world', { bits: 128, tokenizer: 'words' }), 128)}\t-\n`);
+    expect(stdin.stdout).toBe(
+      `${toHex(simhash('hello near duplicate world', { bits: 128, tokenizer: 'words' }), 128)}\t-\n`,
+    );
     const lines = run(['hash', '--lines', '--format', 'jsonl', '-'], 'first line\n\nsecond line\n');
-    expect(lines.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      lines.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { id: '-:1', fingerprint: toHex(simhash('first line')) },
       { id: '-:3', fingerprint: toHex(simhash('second line')) },
     ]);

@@ -65,7 +65,8 @@ function planted(n: number, k: number, bits: 64 | 128, seed: number): BigUint64A
     const base = random();
     values.push(base);
     const kind = Number(next() % 6n);
-    if (kind === 0) values.push(base); // exact duplicate
+    if (kind === 0)
+      values.push(base); // exact duplicate
     else if (kind === 1) values.push(flipBits(base, k, bits, next));
     else if (kind === 2) values.push(flipBits(base, k + 1, bits, next));
     else if (kind === 3) values.push(flipBits(base, Number(next() % BigInt(k + 1)), bits, next), base);
@@ -107,9 +108,14 @@ describe('findNearDuplicates', () => {
       });
     }
     it(`equals the brute-force join on random and skewed data (${bits} bits)`, () => {
-      for (const [seed, fps] of [[1, planted(3000, 3, bits, 7)], [2, skewed(800, bits, 9)]] as const) {
+      for (const [seed, fps] of [
+        [1, planted(3000, 3, bits, 7)],
+        [2, skewed(800, bits, 9)],
+      ] as const) {
         for (const k of [2, 3, 5]) {
-          expect(asStrings(findNearDuplicates(fps, { k, bits })), `seed ${seed} k ${k}`).toEqual(bruteForce(fps, k, bits));
+          expect(asStrings(findNearDuplicates(fps, { k, bits })), `seed ${seed} k ${k}`).toEqual(
+            bruteForce(fps, k, bits),
+          );
         }
       }
     });
@@ -218,7 +224,11 @@ function referenceComponents(n: number, a: Uint32Array, b: Uint32Array): Uint32A
     label[s] = s;
     while (stack.length) {
       const x = stack.pop()!;
-      for (const y of adj[x]!) if (label[y] === 0xffffffff) { label[y] = s; stack.push(y); }
+      for (const y of adj[x]!)
+        if (label[y] === 0xffffffff) {
+          label[y] = s;
+          stack.push(y);
+        }
     }
   }
   return label;
@@ -227,7 +237,12 @@ function referenceComponents(n: number, a: Uint32Array, b: Uint32Array): Uint32A
 describe('clusters', () => {
   it('connected components equal a reference on random graphs', () => {
     const next = rng(3);
-    for (const [n, m] of [[1, 0], [10, 5], [500, 300], [2000, 2500]] as const) {
+    for (const [n, m] of [
+      [1, 0],
+      [10, 5],
+      [500, 300],
+      [2000, 2500],
+    ] as const) {
       const a = new Uint32Array(m);
       const b = new Uint32Array(m);
       for (let i = 0; i < m; i++) {
@@ -288,7 +303,8 @@ describe('clusters', () => {
 // ---- dedup ----
 
 describe('dedup', () => {
-  const base = 'the quick brown fox jumps over the lazy dog and keeps running through the forest until night falls on the hills';
+  const base =
+    'the quick brown fox jumps over the lazy dog and keeps running through the forest until night falls on the hills';
   const texts = [
     base,
     'completely different text about the price of tea in china and other matters of international trade policy',

@@ -31,7 +31,8 @@ describe('verification of candidate pairs', () => {
       for (let p = 0; p < candidates.a.length; p++) {
         const [i, j] = [candidates.a[p]!, candidates.b[p]!];
         const wordless = shingles(sample[i]!).size === 0 && shingles(sample[j]!).size === 0;
-        if (wordless ? sample[i]!.trim() === sample[j]!.trim() : jaccard(sample[i]!, sample[j]!) >= threshold) expected.push(`${i},${j},${candidates.distance[p]}`);
+        if (wordless ? sample[i]!.trim() === sample[j]!.trim() : jaccard(sample[i]!, sample[j]!) >= threshold)
+          expected.push(`${i},${j},${candidates.distance[p]}`);
       }
       const got = Array.from(kept.a, (a, p) => `${a},${kept.b[p]},${kept.distance[p]}`);
       expect(got).toEqual(expected);
@@ -39,7 +40,15 @@ describe('verification of candidate pairs', () => {
   });
 
   it('wordless documents pair only with identical (trimmed) texts', () => {
-    const texts = ['©', '%%', '???', ' ??? ', '', 'a real sentence with several words', 'a real sentence with several words!'];
+    const texts = [
+      '©',
+      '%%',
+      '???',
+      ' ??? ',
+      '',
+      'a real sentence with several words',
+      'a real sentence with several words!',
+    ];
     const r = dedup(texts);
     expect(r.featureCounts.slice(0, 5)).toEqual(new Float64Array(5));
     expect(r.clusterOf[3]).toBe(2);
@@ -72,21 +81,30 @@ describe('verification of candidate pairs', () => {
     const pairs = { a: new Uint32Array([0]), b: new Uint32Array([5]), distance: new Uint8Array([1]) };
     expect(() => verifyPairs(['x', 'y'], pairs)).toThrow(RangeError);
     expect(() => verifyPairs(['x', 'y'], { a: [0], b: [1] } as never)).toThrow(TypeError);
-    expect(() => dropFeaturelessPairs(['x', 'y'], { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) }, new Float64Array(1))).toThrow(TypeError);
+    expect(() =>
+      dropFeaturelessPairs(
+        ['x', 'y'],
+        { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) },
+        new Float64Array(1),
+      ),
+    ).toThrow(TypeError);
   });
 });
 
 describe('jaccardAtLeast', () => {
   it('answers exactly as the full Jaccard computation on random sorted sets', () => {
     let x = 7;
-    const next = () => ((x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32);
-    const set = (n: number, range: number) => Float64Array.from(new Set(Array.from({ length: n }, () => Math.floor(next() * range)))).sort();
+    const next = () => (x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    const set = (n: number, range: number) =>
+      Float64Array.from(new Set(Array.from({ length: n }, () => Math.floor(next() * range)))).sort();
     for (let trial = 0; trial < 3000; trial++) {
       const range = 5 + Math.floor(next() * 200);
       const a = set(Math.floor(next() * 60), range);
       const b = set(Math.floor(next() * 60), range);
       const t = [0.1, 0.25, 0.5, 0.6, 2 / 3, 0.8, 1][trial % 7]!;
-      expect(jaccardAtLeast(a, b, t), `${a} | ${b} | ${t}`).toBe(jaccardSorted(a, b) >= t && a.length > 0 && b.length > 0);
+      expect(jaccardAtLeast(a, b, t), `${a} | ${b} | ${t}`).toBe(
+        jaccardSorted(a, b) >= t && a.length > 0 && b.length > 0,
+      );
     }
   });
 });

@@ -20,7 +20,9 @@ interface Server {
 }
 /** scripts/serve.mjs is plain JavaScript without declarations: loaded by URL and typed here. */
 async function startServer(options: { root: string; port: number }): Promise<Server> {
-  const serve = (await import(new URL('../../scripts/serve.mjs', import.meta.url).href)) as { startServer(o: typeof options): Promise<Server> };
+  const serve = (await import(new URL('../../scripts/serve.mjs', import.meta.url).href)) as {
+    startServer(o: typeof options): Promise<Server>;
+  };
   return serve.startServer(options);
 }
 
@@ -84,7 +86,13 @@ const PAGE_TEXTS = [
   '日本語のテキストも同じ指紋になるはずです',
   'lorem ipsum dolor sit amet, consectetur adipiscing elit '.repeat(300),
 ];
-const PAGE_OPTIONS: SimHashOptions[] = [{}, { bits: 128 }, { bits: 32 }, { tokenizer: 'words' }, { tokenizer: 'ngrams', width: 3 }];
+const PAGE_OPTIONS: SimHashOptions[] = [
+  {},
+  { bits: 128 },
+  { bits: 32 },
+  { tokenizer: 'words' },
+  { tokenizer: 'ngrams', width: 3 },
+];
 
 function hexes(texts: string[], options: SimHashOptions = {}): string[] {
   const bits = options.bits ?? 64;
@@ -110,12 +118,22 @@ function reference(texts: string[], k: number) {
   for (let i = 0; i < texts.length; i++) {
     const lo = halves[2 * i]!;
     const hi = halves[2 * i + 1]!;
-    for (let j = i + 1; j < texts.length; j++) histogram[popcount32(lo ^ halves[2 * j]!) + popcount32(hi ^ halves[2 * j + 1]!)]!++;
+    for (let j = i + 1; j < texts.length; j++)
+      histogram[popcount32(lo ^ halves[2 * j]!) + popcount32(hi ^ halves[2 * j + 1]!)]!++;
   }
-  return { fps, fingerprints: hexes(texts), clusterOf: Array.from(clusters(texts.length, pairs).clusterOf), pairs: pairs.a.length, histogram };
+  return {
+    fps,
+    fingerprints: hexes(texts),
+    clusterOf: Array.from(clusters(texts.length, pairs).clusterOf),
+    pairs: pairs.a.length,
+    histogram,
+  };
 }
 
-if (!E2E && ONCE) console.warn('test/e2e/browser.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build && npm run build:examples` and scripts/install-chromium.sh) to run the headless Chromium tests');
+if (!E2E && ONCE)
+  console.warn(
+    'test/e2e/browser.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build && npm run build:examples` and scripts/install-chromium.sh) to run the headless Chromium tests',
+  );
 
 describe.skipIf(!E2E || !ONCE)(title, () => {
   let server: Server;
@@ -135,17 +153,30 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
 
   beforeAll(async () => {
     if (!fs.existsSync(path.join(site, 'index.html'))) {
-      throw new Error('build/examples/browser is missing: run "npm run build && npm run build:examples" before the SIMHASH_E2E tests');
+      throw new Error(
+        'build/examples/browser is missing: run "npm run build && npm run build:examples" before the SIMHASH_E2E tests',
+      );
     }
     const shipped = fs.readFileSync(path.join(root, 'dist/index.mjs'));
     if (!shipped.equals(fs.readFileSync(path.join(site, 'lib/simhash-wasm.mjs')))) {
-      throw new Error('build/examples/browser/lib/simhash-wasm.mjs differs from dist/index.mjs: run "npm run build:examples" again');
+      throw new Error(
+        'build/examples/browser/lib/simhash-wasm.mjs differs from dist/index.mjs: run "npm run build:examples" again',
+      );
     }
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/install-chromium.sh`);
     server = await startServer({ root: site, port: 0 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -186,11 +217,16 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     );
     // Files are read asynchronously: wait for them, so the dropped one comes after them in a known order.
     await page.waitForFunction((n) => window.simhashDemo.documents().length === n, pasted.length + files.length);
-    const dropped: Doc = { name: 'dropped.txt', text: 'A file dropped onto the page, about nothing in particular, with its own words.' };
+    const dropped: Doc = {
+      name: 'dropped.txt',
+      text: 'A file dropped onto the page, about nothing in particular, with its own words.',
+    };
     await page.evaluate(async (doc) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([doc.text], doc.name, { type: 'text/plain' }));
-      document.getElementById('dropzone')!.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      document
+        .getElementById('dropzone')!
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, dropped);
     const docs = [...pasted.map((d) => d.text), ...files.map((d) => d.text), dropped.text];
     await page.waitForFunction((n) => window.simhashDemo.documents().length === n, docs.length);
@@ -202,7 +238,9 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     await page.waitForSelector('#status[data-state="done"]', { timeout: 60_000 });
 
     const expected = reference(docs, k);
-    const rows = await page.$$eval('#documents tbody tr', (trs) => trs.map((tr) => ({ fp: (tr as HTMLElement).dataset.fp, cluster: Number((tr as HTMLElement).dataset.cluster) })));
+    const rows = await page.$$eval('#documents tbody tr', (trs) =>
+      trs.map((tr) => ({ fp: (tr as HTMLElement).dataset.fp, cluster: Number((tr as HTMLElement).dataset.cluster) })),
+    );
     expect(rows.map((r) => r.fp)).toEqual(expected.fingerprints);
     expect(rows.map((r) => r.cluster)).toEqual(expected.clusterOf);
     expect(await page.textContent('#pair-count')).toBe(String(expected.pairs));
@@ -224,7 +262,9 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     expect(await page.textContent('#compare')).toContain('same cluster');
     await page.click(`#documents tbody tr[data-doc="${unrelated}"]`);
     await page.click(`#documents tbody tr[data-doc="${original}"]`);
-    expect(await page.getAttribute('#compare', 'data-distance')).toBe(String(hammingDistance(expected.fps[unrelated]!, expected.fps[original]!)));
+    expect(await page.getAttribute('#compare', 'data-distance')).toBe(
+      String(hammingDistance(expected.fps[unrelated]!, expected.fps[original]!)),
+    );
 
     // Histogram: every pair counted, drawn on the canvas.
     expect(await page.getAttribute('#histogram', 'data-pairs')).toBe(String((docs.length * (docs.length - 1)) / 2));
@@ -272,7 +312,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
   it('samples the histogram above 20,000 documents and says so', async () => {
     const page = await open();
     const summary = await page.evaluate(() => {
-      const docs = Array.from({ length: 20_001 }, (_, i) => ({ name: `d${i}`, text: `record ${i % 997} of batch ${i % 13} item ${i}` }));
+      const docs = Array.from({ length: 20_001 }, (_, i) => ({
+        name: `d${i}`,
+        text: `record ${i % 997} of batch ${i % 13} item ${i}`,
+      }));
       window.simhashDemo.setDocuments(docs);
       return window.simhashDemo.run();
     });
@@ -289,7 +332,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     const page = await open('?build=scalar');
     expect(await page.evaluate(() => window.simhashDemo.lib.loadedBuild())).toBe('scalar');
     const texts = PAGE_TEXTS.filter((t) => t.length > 0);
-    await page.evaluate((docs) => window.simhashDemo.setDocuments(docs.map((text, i) => ({ name: `doc ${i}`, text }))), texts);
+    await page.evaluate(
+      (docs) => window.simhashDemo.setDocuments(docs.map((text, i) => ({ name: `doc ${i}`, text }))),
+      texts,
+    );
     const summary = await page.evaluate(() => window.simhashDemo.run());
     expect(summary.build).toBe('scalar');
     expect(summary.fingerprints).toEqual(hexes(texts));
@@ -302,8 +348,14 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     try {
       fs.mkdirSync(path.join(app, 'node_modules'));
       fs.symlinkSync(root, path.join(app, 'node_modules/simhash-wasm'), 'dir'); // resolved through package.json "exports"
-      fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'vite-app', private: true, type: 'module' }));
-      fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><pre id="out"></pre><script type="module" src="./app.js"></script>\n');
+      fs.writeFileSync(
+        path.join(app, 'package.json'),
+        JSON.stringify({ name: 'vite-app', private: true, type: 'module' }),
+      );
+      fs.writeFileSync(
+        path.join(app, 'index.html'),
+        '<!doctype html><pre id="out"></pre><script type="module" src="./app.js"></script>\n',
+      );
       fs.writeFileSync(
         path.join(app, 'app.js'),
         `import { init, simhash, toHex, loadedBuild } from 'simhash-wasm';\n` +
@@ -319,7 +371,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
         page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
         await page.goto(bundled.url);
         await page.waitForFunction(() => (document.getElementById('out')?.textContent ?? '') !== '');
-        expect(JSON.parse((await page.textContent('#out'))!)).toEqual({ build: 'simd', fp: hexes([PAGE_TEXTS[1]!])[0] });
+        expect(JSON.parse((await page.textContent('#out'))!)).toEqual({
+          build: 'simd',
+          fp: hexes([PAGE_TEXTS[1]!])[0],
+        });
         await page.close();
       } finally {
         await bundled.close();
@@ -348,7 +403,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     const outcome = await page.evaluate(async () => {
       const running = window.simhashDemo.run();
       document.getElementById('cancel')!.click(); // before the worker can answer: deterministic
-      return running.then(() => 'finished', (error: Error) => error.message);
+      return running.then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
     });
     expect(outcome).toBe('cancelled');
     expect(await page.getAttribute('#status', 'data-state')).toBe('idle');

@@ -68,7 +68,8 @@ function expectedFingerprints(): string[][] {
   });
 }
 
-if (!E2E && ONCE) console.warn('test/e2e/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
+if (!E2E && ONCE)
+  console.warn('test/e2e/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
 
 describe.skipIf(!E2E || !ONCE)(title, () => {
   let work: string;
@@ -77,7 +78,8 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
 
   beforeAll(async () => {
     for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']) {
-      if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run build" before the SIMHASH_E2E tests`);
+      if (!fs.existsSync(path.join(root, file)))
+        throw new Error(`${file} is missing: run "npm run build" before the SIMHASH_E2E tests`);
     }
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-dist-'));
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
@@ -86,8 +88,13 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     packedFiles = info[0]!.files.map((f) => f.path);
     consumer = path.join(work, 'consumer');
     fs.mkdirSync(consumer);
-    fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '0.0.0' }));
-    await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: consumer });
+    fs.writeFileSync(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, version: '0.0.0' }),
+    );
+    await run('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--no-package-lock'], {
+      cwd: consumer,
+    });
     fs.writeFileSync(path.join(consumer, 'esm.mjs'), `import * as lib from 'simhash-wasm';\n${consumerBody()}\n`);
     fs.writeFileSync(
       path.join(consumer, 'cjs.cjs'),
@@ -114,7 +121,9 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
     ]) {
       expect(packedFiles).toContain(file);
     }
-    const outside = packedFiles.filter((f) => !f.startsWith('dist/') && !/^(package\.json|README(\.md)?|LICENSE(\.md)?)$/i.test(f));
+    const outside = packedFiles.filter(
+      (f) => !f.startsWith('dist/') && !/^(package\.json|README(\.md)?|LICENSE(\.md)?)$/i.test(f),
+    );
     expect(outside).toEqual([]);
     // The embedded base64 must not leak into the declarations (160 KB of literal types).
     expect(packedFiles.some((f) => f.includes('wasm-binary'))).toBe(false);
@@ -138,7 +147,8 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
         expect(out.build).toBe(build);
         expect(out.fingerprints).toEqual(expectedFingerprints());
         expect(out.bytesEqualText).toBe(true);
-        for (const name of ['init', 'simhash', 'simhashMany', 'hammingDistance', 'toHex', 'SPEC_ID']) expect(out.exports).toContain(name);
+        for (const name of ['init', 'simhash', 'simhashMany', 'hammingDistance', 'toHex', 'SPEC_ID'])
+          expect(out.exports).toContain(name);
         expect(out.exports).toContain('dedup');
         const expected = dedup(TEXTS, { k: DEDUP_K });
         expect(out.dedup).toEqual({
@@ -150,7 +160,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
   }
 
   it('ESM and CJS entries export the same names', async () => {
-    const [esm, cjs] = await Promise.all([run(process.execPath, ['esm.mjs', 'auto'], { cwd: consumer }), run(process.execPath, ['cjs.cjs', 'auto'], { cwd: consumer })]);
+    const [esm, cjs] = await Promise.all([
+      run(process.execPath, ['esm.mjs', 'auto'], { cwd: consumer }),
+      run(process.execPath, ['cjs.cjs', 'auto'], { cwd: consumer }),
+    ]);
     expect(JSON.parse(cjs.stdout).exports).toEqual(JSON.parse(esm.stdout).exports);
   });
 
@@ -207,9 +220,10 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
       }),
     );
     const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-    const { stdout } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], { cwd: consumer, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout: string }) => error,
-    );
+    const { stdout } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], {
+      cwd: consumer,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((error: { stdout: string }) => error);
     expect(stdout.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([]);
     // Each entry point resolves to the declarations of its own module system.
     expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.ts'/);

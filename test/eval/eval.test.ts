@@ -6,7 +6,15 @@ import { bestPoint, curve, makeTruth } from '../../src/eval/metrics.js';
 import { lineChart } from '../../src/eval/plot.js';
 import { curveWithPolicy, evaluateConfig, evaluateVerified, groundTruth, type Corpus } from '../../src/eval/runner.js';
 import { readCorpus } from '../../src/eval/cli.js';
-import { createVerifier, jaccardSorted, minhashSketch, shingleHashes, shingles, sketchJaccard, words } from '../../src/dedup/shingle-jaccard.js';
+import {
+  createVerifier,
+  jaccardSorted,
+  minhashSketch,
+  shingleHashes,
+  shingles,
+  sketchJaccard,
+  words,
+} from '../../src/dedup/shingle-jaccard.js';
 
 const corpora = new Map<string, Corpus>();
 const corpus = (name: string): Corpus => {
@@ -72,10 +80,15 @@ describe('words and shingles', () => {
 describe('ground truth: the prefix-filtered join equals brute force', () => {
   it('on seeded synthetic corpora at several thresholds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 31 }), fc.constantFrom(0.2, 0.5, 0.6, 0.8, 0.9, 1), fc.constantFrom(1, 2, 3), (seed, t, width) => {
-        const sets = shingleSets(syntheticTexts(seed, 60), width);
-        expect(similarPairs(sets, t)).toEqual(similarPairsBruteForce(sets, t));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        fc.constantFrom(0.2, 0.5, 0.6, 0.8, 0.9, 1),
+        fc.constantFrom(1, 2, 3),
+        (seed, t, width) => {
+          const sets = shingleSets(syntheticTexts(seed, 60), width);
+          expect(similarPairs(sets, t)).toEqual(similarPairsBruteForce(sets, t));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -128,7 +141,8 @@ describe('verify', () => {
     const hashes = texts.map((t) => shingleHashes(t));
     const sketches = hashes.map((h) => minhashSketch(h, 128));
     let worst = 0;
-    for (const p of truth.pairs) worst = Math.max(worst, Math.abs(sketchJaccard(sketches[p.a]!, sketches[p.b]!) - p.jaccard));
+    for (const p of truth.pairs)
+      worst = Math.max(worst, Math.abs(sketchJaccard(sketches[p.a]!, sketches[p.b]!) - p.jaccard));
     // sd of the estimate is at most sqrt(0.25/128) = 0.044; 4.5 sd over ~70 pairs.
     expect(worst).toBeLessThan(0.2);
     expect(sketchJaccard(sketches[0]!, sketches[0]!)).toBe(1);
@@ -151,7 +165,8 @@ describe('hamming join', () => {
     for (let a = 0; a < n; a++) {
       for (let b = a + 1; b < n; b++) {
         let d = 0;
-        for (let w = 0; w < words; w++) d += (fps[a * words + w]! ^ fps[b * words + w]!).toString(2).replace(/0/g, '').length;
+        for (let w = 0; w < words; w++)
+          d += (fps[a * words + w]! ^ fps[b * words + w]!).toString(2).replace(/0/g, '').length;
         if (d <= k) out.push(`${a},${b},${d}`);
       }
     }
@@ -159,27 +174,32 @@ describe('hamming join', () => {
   };
   it('finds exactly the pairs within k (64 and 128 bits), including distance exactly k', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.constantFrom(64, 128) as fc.Arbitrary<64 | 128>, fc.integer({ min: 0, max: 40 }), (seed, bits, k) => {
-        const words = bits === 128 ? 2 : 1;
-        let s = BigInt(seed) + 1n;
-        const next = (): bigint => (s = (s * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn);
-        const fps = new BigUint64Array(70 * words);
-        for (let i = 0; i < fps.length; i++) fps[i] = next();
-        // Plant near copies: flip exactly k and k+1 bits of earlier fingerprints.
-        for (let i = 10; i < 70; i += 3) {
-          const src = Number(next() % BigInt(i));
-          for (let w = 0; w < words; w++) fps[i * words + w] = fps[src * words + w]!;
-          const flips = (i % 2 === 0 ? k : k + 1) % (bits + 1);
-          for (let f = 0; f < flips; f++) {
-            const bit = (f * 37 + i) % bits;
-            fps[i * words + (bit >> 6)]! ^= 1n << BigInt(bit & 63);
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        fc.constantFrom(64, 128) as fc.Arbitrary<64 | 128>,
+        fc.integer({ min: 0, max: 40 }),
+        (seed, bits, k) => {
+          const words = bits === 128 ? 2 : 1;
+          let s = BigInt(seed) + 1n;
+          const next = (): bigint => (s = (s * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn);
+          const fps = new BigUint64Array(70 * words);
+          for (let i = 0; i < fps.length; i++) fps[i] = next();
+          // Plant near copies: flip exactly k and k+1 bits of earlier fingerprints.
+          for (let i = 10; i < 70; i += 3) {
+            const src = Number(next() % BigInt(i));
+            for (let w = 0; w < words; w++) fps[i * words + w] = fps[src * words + w]!;
+            const flips = (i % 2 === 0 ? k : k + 1) % (bits + 1);
+            for (let f = 0; f < flips; f++) {
+              const bit = (f * 37 + i) % bits;
+              fps[i * words + (bit >> 6)]! ^= 1n << BigInt(bit & 63);
+            }
           }
-        }
-        const got = pairsWithin(fps, bits, k);
-        const list: string[] = [];
-        for (let i = 0; i < got.count; i++) list.push(`${got.a[i]},${got.b[i]},${got.distance[i]}`);
-        expect(list).toEqual(reference(fps, bits, k));
-      }),
+          const got = pairsWithin(fps, bits, k);
+          const list: string[] = [];
+          for (let i = 0; i < got.count; i++) list.push(`${got.a[i]},${got.b[i]},${got.distance[i]}`);
+          expect(list).toEqual(reference(fps, bits, k));
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -193,8 +213,11 @@ describe('hamming join', () => {
       const fps = new BigUint64Array(n * words);
       for (let i = 0; i < fps.length; i++) fps[i] = next();
       // Near copies at every distance up to about bits/4 (four random masks ANDed: ~1/16 of the bits set).
-      for (let i = 100; i < n; i += 5) for (let w = 0; w < words; w++) fps[i * words + w] = fps[(i - 99) * words + w]! ^ (next() & next() & next() & next());
-      const list = (p: ReturnType<typeof pairsWithin>): string[] => Array.from({ length: p.count }, (_, i) => `${p.a[i]},${p.b[i]},${p.distance[i]}`).sort();
+      for (let i = 100; i < n; i += 5)
+        for (let w = 0; w < words; w++)
+          fps[i * words + w] = fps[(i - 99) * words + w]! ^ (next() & next() & next() & next());
+      const list = (p: ReturnType<typeof pairsWithin>): string[] =>
+        Array.from({ length: p.count }, (_, i) => `${p.a[i]},${p.b[i]},${p.distance[i]}`).sort();
       const scan = pairsWithin(fps, bits, bits / 4);
       expect(scan.count).toBeGreaterThan(100);
       expect(list(pairsWithinFast(fps, bits, bits / 4))).toEqual(list(scan));
@@ -214,7 +237,12 @@ describe('metrics', () => {
       5,
     );
     expect(truth.relevant).toBe(2);
-    const pairs = { a: Int32Array.of(0, 0, 1, 3), b: Int32Array.of(1, 2, 3, 4), distance: Uint8Array.of(0, 1, 1, 3), count: 4 };
+    const pairs = {
+      a: Int32Array.of(0, 0, 1, 3),
+      b: Int32Array.of(1, 2, 3, 4),
+      distance: Uint8Array.of(0, 1, 1, 3),
+      count: 4,
+    };
     const points = curve(pairs, truth, 4);
     expect(points.map((p) => [p.k, p.reported, p.precision, p.recall])).toEqual([
       [0, 1, 1, 0.5],
@@ -234,8 +262,25 @@ describe('plot', () => {
   it('writes a standalone SVG with one path per series and a legend', () => {
     const svg = lineChart(
       [
-        { name: 'precision', color: '#123456', points: [[0, 1], [1, 0.5], [2, 0.25]] },
-        { name: 'recall <all>', color: '#654321', dashed: true, points: [[0, 0], [1, 0.5], [2, 1]] },
+        {
+          name: 'precision',
+          color: '#123456',
+          points: [
+            [0, 1],
+            [1, 0.5],
+            [2, 0.25],
+          ],
+        },
+        {
+          name: 'recall <all>',
+          color: '#654321',
+          dashed: true,
+          points: [
+            [0, 0],
+            [1, 0.5],
+            [2, 1],
+          ],
+        },
       ],
       { title: 'P & R', xLabel: 'k', yLabel: 'value', markers: [{ x: 1, label: 'best k=1' }] },
     );

@@ -18,7 +18,10 @@ function words32(fp: bigint, out: Uint32Array, at: number, count: number): void 
 }
 
 function compareNeighbors(a: Neighbor, b: Neighbor): number {
-  return a.distance - b.distance || (typeof a.id === 'number' ? (a.id as number) - (b.id as number) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  return (
+    a.distance - b.distance ||
+    (typeof a.id === 'number' ? (a.id as number) - (b.id as number) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
 }
 
 /** Brute force over a snapshot of the model: every (id, distance) within k, sorted by distance then id. */
@@ -75,17 +78,31 @@ function toWords(fps: bigint[], bits: number): BigUint64Array {
 }
 
 /** Queries: copies of stored fingerprints moved by 0..k+2 bits, plus unrelated ones. */
-function queriesFor(r: () => number, model: Map<FingerprintId, bigint>, bits: number, k: number, count: number): bigint[] {
+function queriesFor(
+  r: () => number,
+  model: Map<FingerprintId, bigint>,
+  bits: number,
+  k: number,
+  count: number,
+): bigint[] {
   const stored = [...model.values()];
   const out: bigint[] = [];
   for (let i = 0; i < count; i++) {
-    if (stored.length > 0 && r() < 0.8) out.push(near(r, stored[Math.floor(r() * stored.length)]!, Math.floor(r() * (k + 3)), bits));
+    if (stored.length > 0 && r() < 0.8)
+      out.push(near(r, stored[Math.floor(r() * stored.length)]!, Math.floor(r() * (k + 3)), bits));
     else out.push(randomFp(r, bits));
   }
   return out;
 }
 
-function checkAll(index: FingerprintIndex, model: Map<FingerprintId, bigint>, queries: bigint[], k: number, bits: number, label: string): void {
+function checkAll(
+  index: FingerprintIndex,
+  model: Map<FingerprintId, bigint>,
+  queries: bigint[],
+  k: number,
+  bits: number,
+  label: string,
+): void {
   const reference = new Reference(model, bits);
   for (let kk = 0; kk <= k; kk += Math.max(1, Math.floor(k / 3))) {
     const many = index.queryMany(toWords(queries, bits), kk);
@@ -203,7 +220,10 @@ describe('FingerprintIndex matches a brute-force scan', () => {
       const index = new FingerprintIndex({ maxDistance: k });
       const model = new Map<FingerprintId, bigint>();
       const fps = dataset(r, 20000, 64, k);
-      index.addMany(Uint32Array.from({ length: 15000 }, (_, i) => i), toWords(fps.slice(0, 15000), 64));
+      index.addMany(
+        Uint32Array.from({ length: 15000 }, (_, i) => i),
+        toWords(fps.slice(0, 15000), 64),
+      );
       fps.slice(0, 15000).forEach((fp, i) => model.set(i, fp));
       for (let i = 15000; i < 20000; i++) {
         index.add(i, fps[i]!);
@@ -222,7 +242,7 @@ describe('boundaries', () => {
       const index = new FingerprintIndex({ bits, maxDistance: 3 });
       expect(index.size).toBe(0);
       expect(index.query(0n)).toEqual([]);
-      expect(index.queryMany(new BigUint64Array(bits / 64 * 3))).toEqual([[], [], []]);
+      expect(index.queryMany(new BigUint64Array((bits / 64) * 3))).toEqual([[], [], []]);
       expect(index.has(1)).toBe(false);
       expect(index.remove(1)).toBe(false);
       index.addMany([], new BigUint64Array(0));
@@ -251,7 +271,10 @@ describe('boundaries', () => {
       const index = new FingerprintIndex({ maxDistance: 2, ...(layout ? { layout } : {}) });
       const fp = 0x0123456789abcdefn;
       const n = 3000;
-      index.addMany(Uint32Array.from({ length: n }, (_, i) => n - i), toWords(new Array(n).fill(fp), 64));
+      index.addMany(
+        Uint32Array.from({ length: n }, (_, i) => n - i),
+        toWords(new Array(n).fill(fp), 64),
+      );
       const res = index.query(fp ^ 3n);
       expect(res.length).toBe(n);
       expect(res.every((x, i) => x.distance === 2 && x.id === i + 1)).toBe(true);
@@ -266,11 +289,20 @@ describe('boundaries', () => {
 
   it('k = 0 finds exact copies only; the largest supported k (8 at 64 bits, 16 at 128) works with a planned layout', () => {
     const r = rng(3);
-    for (const [bits, k] of [[64, 0], [64, 8], [128, 0], [128, 16], [64, 64]] as const) {
+    for (const [bits, k] of [
+      [64, 0],
+      [64, 8],
+      [128, 0],
+      [128, 16],
+      [64, 64],
+    ] as const) {
       const index = new FingerprintIndex({ bits, maxDistance: k });
       const model = new Map<FingerprintId, bigint>();
       const fps = dataset(r, 3000, bits, Math.min(k, 16));
-      index.addMany(fps.map((_, i) => i), toWords(fps, bits));
+      index.addMany(
+        fps.map((_, i) => i),
+        toWords(fps, bits),
+      );
       fps.forEach((fp, i) => model.set(i, fp));
       const qs = queriesFor(r, model, bits, Math.min(k, 16), 20);
       const reference = new Reference(model, bits);
@@ -283,7 +315,13 @@ describe('boundaries', () => {
     const index = new FingerprintIndex({ maxDistance: 3 });
     const n = 50000;
     const r = rng(5);
-    index.addMany(Uint32Array.from({ length: n }, (_, i) => i), toWords(Array.from({ length: n }, () => randomFp(r, 64)), 64));
+    index.addMany(
+      Uint32Array.from({ length: n }, (_, i) => i),
+      toWords(
+        Array.from({ length: n }, () => randomFp(r, 64)),
+        64,
+      ),
+    );
     const plan = index.explain();
     expect(plan.layout).toBe('tables');
     expect(plan.tables.length).toBeGreaterThan(0);
@@ -354,7 +392,10 @@ describe('bad input', () => {
     const heap = wasm().heap;
     const r = rng(11);
     const n = 20000;
-    const fps = toWords(Array.from({ length: n }, () => randomFp(r, 64)), 64);
+    const fps = toWords(
+      Array.from({ length: n }, () => randomFp(r, 64)),
+      64,
+    );
     const ids = Uint32Array.from({ length: n }, (_, i) => i);
     const build = (): void => {
       const index = new FingerprintIndex({ maxDistance: 3 });
@@ -383,12 +424,18 @@ describe('planner', () => {
           for (let trial = 0; trial < 40; trial++) {
             const d = new Array<number>(m).fill(0);
             for (let i = 0; i < k; i++) d[Math.floor(r() * m)]!++;
-            const smallest = [...d].sort((a, b) => a - b).slice(0, s).reduce((a, b) => a + b, 0);
+            const smallest = [...d]
+              .sort((a, b) => a - b)
+              .slice(0, s)
+              .reduce((a, b) => a + b, 0);
             worst = Math.max(worst, smallest);
           }
           // The most even spread reaches R exactly.
           const even = Array.from({ length: m }, (_, i) => Math.floor(k / m) + (i < k % m ? 1 : 0));
-          const evenSmallest = [...even].sort((a, b) => a - b).slice(0, s).reduce((a, b) => a + b, 0);
+          const evenSmallest = [...even]
+            .sort((a, b) => a - b)
+            .slice(0, s)
+            .reduce((a, b) => a + b, 0);
           expect(worst, `m=${m} s=${s} k=${k}`).toBeLessThanOrEqual(R);
           expect(evenSmallest, `m=${m} s=${s} k=${k}`).toBe(R);
         }
@@ -398,7 +445,14 @@ describe('planner', () => {
 
   it('scans tiny indexes, builds tables for large ones, keeps the directory inside the leading bits', () => {
     expect(planIndex({ bits: 64, maxDistance: 3, size: 50 }).layout).toBe('linear');
-    for (const [bits, k, size] of [[64, 3, 1e7], [64, 6, 1e6], [64, 8, 1e7], [128, 8, 1e6], [128, 16, 1e6], [64, 0, 1e5]] as const) {
+    for (const [bits, k, size] of [
+      [64, 3, 1e7],
+      [64, 6, 1e6],
+      [64, 8, 1e7],
+      [128, 8, 1e6],
+      [128, 16, 1e6],
+      [64, 0, 1e5],
+    ] as const) {
       const plan = planIndex({ bits, maxDistance: k, size });
       expect(plan.layout, `${bits} ${k} ${size}`).toBe('tables');
       for (const t of plan.tables) {

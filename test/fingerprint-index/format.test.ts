@@ -66,7 +66,9 @@ describe('serialize / deserialize', () => {
     const { index } = sample(64, true, 30);
     const bytes = index.serialize();
     for (let len = 0; len < bytes.length; len++) {
-      expect(() => FingerprintIndex.deserialize(bytes.slice(0, len)), `length ${len}`).toThrow(/invalid index bytes: (truncated|.*shorter|not a simhash)/);
+      expect(() => FingerprintIndex.deserialize(bytes.slice(0, len)), `length ${len}`).toThrow(
+        /invalid index bytes: (truncated|.*shorter|not a simhash)/,
+      );
     }
     const longer = new Uint8Array(bytes.length + 3);
     longer.set(bytes);
@@ -76,7 +78,10 @@ describe('serialize / deserialize', () => {
 
   it('rejects random bit flips (seeded fuzz) and never returns an index from altered bytes', () => {
     const r = rng(2024);
-    for (const [bits, strings] of [[64, false], [128, true]] as const) {
+    for (const [bits, strings] of [
+      [64, false],
+      [128, true],
+    ] as const) {
       const { index } = sample(bits, strings, 100);
       const bytes = index.serialize();
       for (let trial = 0; trial < 400; trial++) {

@@ -1,17 +1,40 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import {
-  createSimHasher, featureHash, segmenterWords, simhash, simhashDetailed, simhashMany, simhashOfHashes, type Bits,
+  createSimHasher,
+  featureHash,
+  segmenterWords,
+  simhash,
+  simhashDetailed,
+  simhashMany,
+  simhashOfHashes,
+  type Bits,
 } from '../../src/index.js';
 import {
-  loadReference, randomDocument, wordFeatures, referenceFeatureHash, referenceReduce, referenceSimhash, referenceSimhashFeatures, rng,
+  loadReference,
+  randomDocument,
+  wordFeatures,
+  referenceFeatureHash,
+  referenceReduce,
+  referenceSimhash,
+  referenceSimhashFeatures,
+  rng,
   type Mode,
 } from '../reference.js';
 
 beforeAll(loadReference);
 
 const WIDTHS: Bits[] = [32, 64, 128];
-const MODES: Array<[Mode, number]> = [['whitespace', 0], ['words', 0], ['shingles', 3], ['shingles', 1], ['shingles', 5], ['ngrams', 4], ['ngrams', 1], ['ngrams', 7]];
+const MODES: Array<[Mode, number]> = [
+  ['whitespace', 0],
+  ['words', 0],
+  ['shingles', 3],
+  ['shingles', 1],
+  ['shingles', 5],
+  ['ngrams', 4],
+  ['ngrams', 1],
+  ['ngrams', 7],
+];
 
 function options(mode: Mode, width: number, bits: Bits) {
   return mode === 'shingles' || mode === 'ngrams' ? { tokenizer: mode, width, bits } : { tokenizer: mode, bits };
@@ -44,7 +67,8 @@ describe('text fingerprints match the plain TypeScript reference', () => {
           const single = hasher.hashDetailed(doc);
           expect(single.fingerprint, JSON.stringify(doc)).toBe(expected.fingerprint);
           expect(single.featureCount).toBe(expected.featureCount);
-          const fromBatch = words === 2 ? (batch.fingerprints[2 * i + 1]! << 64n) | batch.fingerprints[2 * i]! : batch.fingerprints[i]!;
+          const fromBatch =
+            words === 2 ? (batch.fingerprints[2 * i + 1]! << 64n) | batch.fingerprints[2 * i]! : batch.fingerprints[i]!;
           expect(fromBatch).toBe(expected.fingerprint);
           expect(batch.featureCounts[i]).toBe(expected.featureCount);
           // UTF-8 bytes give the same fingerprint as the string.
@@ -59,9 +83,12 @@ describe('text fingerprints match the plain TypeScript reference', () => {
     for (const [mode, width] of MODES) {
       for (let len = 0; len <= 200; len++) {
         let s = '';
-        while (s.length < len) s += next() < 0.2 ? ' ' : next() < 0.05 ? 'é' : String.fromCharCode(97 + Math.floor(next() * 26));
+        while (s.length < len)
+          s += next() < 0.2 ? ' ' : next() < 0.05 ? 'é' : String.fromCharCode(97 + Math.floor(next() * 26));
         s = s.slice(0, len);
-        expect(simhash(s, options(mode, width, 64)), `${mode} ${JSON.stringify(s)}`).toBe(referenceSimhash(s, mode, width, 64).fingerprint);
+        expect(simhash(s, options(mode, width, 64)), `${mode} ${JSON.stringify(s)}`).toBe(
+          referenceSimhash(s, mode, width, 64).fingerprint,
+        );
       }
     }
   });
@@ -85,10 +112,27 @@ describe('feature lists and weights', () => {
   });
 
   it('a Map of weights equals the same pairs, and counts are weights', () => {
-    const map = new Map([['alpha', 2.5], ['beta', -1], ['gamma', 0.25]]);
+    const map = new Map([
+      ['alpha', 2.5],
+      ['beta', -1],
+      ['gamma', 0.25],
+    ]);
     expect(simhash(map)).toBe(simhash([...map]));
-    expect(simhash(['a', 'a', 'b'])).toBe(simhash([['a', 2], ['b', 1]]));
-    expect(simhash(['a', 'b'], { bits: 128 })).toBe(simhash(new Map([['a', 1], ['b', 1]]), { bits: 128 }));
+    expect(simhash(['a', 'a', 'b'])).toBe(
+      simhash([
+        ['a', 2],
+        ['b', 1],
+      ]),
+    );
+    expect(simhash(['a', 'b'], { bits: 128 })).toBe(
+      simhash(
+        new Map([
+          ['a', 1],
+          ['b', 1],
+        ]),
+        { bits: 128 },
+      ),
+    );
   });
 
   it('words tokenizer equals hashing its words as features', () => {
@@ -101,8 +145,12 @@ describe('feature lists and weights', () => {
     for (const bits of [64, 128] as const) {
       for (const n of [0, 1, 2, 15, 16, 17, 255, 256, 257, 511, 512, 513, 1000, 5000]) {
         const words = bits === 128 ? 2 : 1;
-        const hashes = new BigUint64Array(n * words).map(() => BigInt.asUintN(64, BigInt(Math.floor(next() * 2 ** 32)) << 32n | BigInt(Math.floor(next() * 2 ** 32))));
-        const asBig = Array.from({ length: n }, (_, i) => (words === 2 ? (hashes[2 * i + 1]! << 64n) | hashes[2 * i]! : hashes[i]!));
+        const hashes = new BigUint64Array(n * words).map(() =>
+          BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32))),
+        );
+        const asBig = Array.from({ length: n }, (_, i) =>
+          words === 2 ? (hashes[2 * i + 1]! << 64n) | hashes[2 * i]! : hashes[i]!,
+        );
         expect(simhashOfHashes(hashes, { bits })).toBe(referenceReduce(asBig, null, bits));
         const weights = new Float64Array(n).map(() => (next() - 0.5) * 100);
         expect(simhashOfHashes(hashes, { bits, weights })).toBe(referenceReduce(asBig, Array.from(weights), bits));
@@ -212,12 +260,16 @@ describe('JavaScript tokenizers', () => {
   it('Intl.Segmenter words for text without spaces', () => {
     const r = simhashDetailed('我们今天去公园散步。', { tokenizer: 'segmenter', locale: 'zh' });
     expect(r.featureCount).toBeGreaterThan(2);
-    const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment('我们今天去公园散步。')].filter((s) => s.isWordLike).map((s) => s.segment);
+    const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment('我们今天去公园散步。')]
+      .filter((s) => s.isWordLike)
+      .map((s) => s.segment);
     expect(r.fingerprint).toBe(simhash(words));
   });
 
   it('normalize: NFKC makes compatibility forms equal', () => {
-    expect(simhash('ﬁle Ｆｕｌｌ', { tokenizer: 'words', normalize: 'NFKC' })).toBe(simhash('file full', { tokenizer: 'words' }));
+    expect(simhash('ﬁle Ｆｕｌｌ', { tokenizer: 'words', normalize: 'NFKC' })).toBe(
+      simhash('file full', { tokenizer: 'words' }),
+    );
     expect(simhash('ﬁle', { tokenizer: 'words' })).not.toBe(simhash('file', { tokenizer: 'words' }));
   });
 });
@@ -239,33 +291,48 @@ describe('reducer overflow path', () => {
         }
       }
     }
-    expect(simhash(docs[0]!, { tokenizer: 'whitespace' })).toBe(referenceSimhash(docs[0]!, 'whitespace', 0, 64).fingerprint);
+    expect(simhash(docs[0]!, { tokenizer: 'whitespace' })).toBe(
+      referenceSimhash(docs[0]!, 'whitespace', 0, 64).fingerprint,
+    );
   });
 });
 
 describe('Unicode tables', () => {
-  const tableVersion = /Unicode (\S+) /.exec(fs.readFileSync(new URL('../../assembly/unicode-data.ts', import.meta.url), 'utf8'))![1];
-  it.runIf(process.versions.unicode === tableVersion)(`every code point is classified and folded as the spec says (Unicode ${tableVersion})`, () => {
-    // Each code point followed by a space: one word per word character, folded.
-    let text = '';
-    for (let cp = 0; cp < 0x110000; cp++) {
-      if (cp >= 0xd800 && cp <= 0xdfff) continue;
-      text += String.fromCodePoint(cp) + ' ';
-    }
-    const expected = wordFeatures(text);
-    const got = simhashDetailed(text, { tokenizer: 'words' });
-    expect(got.featureCount).toBe(expected.length);
-    expect(got.fingerprint).toBe(simhash(expected.map((b) => new TextDecoder().decode(b))));
-  });
+  const tableVersion = /Unicode (\S+) /.exec(
+    fs.readFileSync(new URL('../../assembly/unicode-data.ts', import.meta.url), 'utf8'),
+  )![1];
+  it.runIf(process.versions.unicode === tableVersion)(
+    `every code point is classified and folded as the spec says (Unicode ${tableVersion})`,
+    () => {
+      // Each code point followed by a space: one word per word character, folded.
+      let text = '';
+      for (let cp = 0; cp < 0x110000; cp++) {
+        if (cp >= 0xd800 && cp <= 0xdfff) continue;
+        text += String.fromCodePoint(cp) + ' ';
+      }
+      const expected = wordFeatures(text);
+      const got = simhashDetailed(text, { tokenizer: 'words' });
+      expect(got.featureCount).toBe(expected.length);
+      expect(got.fingerprint).toBe(simhash(expected.map((b) => new TextDecoder().decode(b))));
+    },
+  );
 });
 
 describe('segmenter on long text', () => {
   it('segments in pieces (V8 is quadratic on long strings) with the same words as one piece', () => {
-    const parts = ["Don't split 3.14 or e.g. words; ", '我们今天去公园散步。', 'ภาษาไทยง่ายนิดเดียว ', '日本語の文章です、', '\n'];
+    const parts = [
+      "Don't split 3.14 or e.g. words; ",
+      '我们今天去公园散步。',
+      'ภาษาไทยง่ายนิดเดียว ',
+      '日本語の文章です、',
+      '\n',
+    ];
     let text = '';
     const next = rng(8);
     while (text.length < 6000) text += parts[Math.floor(next() * parts.length)]!;
-    const whole = [...new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)].filter((s) => s.isWordLike).map((s) => s.segment.toLowerCase());
+    const whole = [...new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)]
+      .filter((s) => s.isWordLike)
+      .map((s) => s.segment.toLowerCase());
     expect([...segmenterWords(text)]).toEqual(whole);
   });
 });
@@ -276,8 +343,12 @@ describe('weighted reduction modes', () => {
     for (const bits of [64, 128] as const) {
       for (const n of [1, 255, 256, 257, 700, 2000]) {
         const words = bits === 128 ? 2 : 1;
-        const hashes = new BigUint64Array(n * words).map(() => BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32))));
-        const asBig = Array.from({ length: n }, (_, i) => (words === 2 ? (hashes[2 * i + 1]! << 64n) | hashes[2 * i]! : hashes[i]!));
+        const hashes = new BigUint64Array(n * words).map(() =>
+          BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32))),
+        );
+        const asBig = Array.from({ length: n }, (_, i) =>
+          words === 2 ? (hashes[2 * i + 1]! << 64n) | hashes[2 * i]! : hashes[i]!,
+        );
         const cases: Float64Array[] = [
           new Float64Array(n).map(() => Math.floor(next() * 21) - 10),
           new Float64Array(n).map((_, i) => (i < n / 2 ? Math.floor(next() * 9) : next() * 5 - 2.5)),
@@ -293,7 +364,23 @@ describe('weighted reduction modes', () => {
   });
 
   it('ties: java preset feature lists with weights that cancel set the bit', () => {
-    expect(simhash([['a', 2], ['a', -2]], { preset: 'java' })).toBe((1n << 64n) - 1n);
-    expect(simhash([['a', 0.5], ['a', -0.5]], { preset: 'java', bits: 32 })).toBe(0xffffffffn);
+    expect(
+      simhash(
+        [
+          ['a', 2],
+          ['a', -2],
+        ],
+        { preset: 'java' },
+      ),
+    ).toBe((1n << 64n) - 1n);
+    expect(
+      simhash(
+        [
+          ['a', 0.5],
+          ['a', -0.5],
+        ],
+        { preset: 'java', bits: 32 },
+      ),
+    ).toBe(0xffffffffn);
   });
 });

@@ -2,7 +2,17 @@
 // change to any value fails here. If the spec changes on purpose, bump SPEC_ID and regenerate the file.
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { SPEC_ID, featureHash, simhash, simhashMany, toHex, type Bits, type Feature, type SimHashInput, type SimHashOptions } from '../../src/index.js';
+import {
+  SPEC_ID,
+  featureHash,
+  simhash,
+  simhashMany,
+  toHex,
+  type Bits,
+  type Feature,
+  type SimHashInput,
+  type SimHashOptions,
+} from '../../src/index.js';
 
 interface Result {
   options: SimHashOptions & { bits: Bits };
@@ -46,7 +56,9 @@ describe('golden vectors of the default spec', () => {
     for (const name of ['empty', 'whitespace only', 'emoji sequences', 'lone high surrogate', 'long text']) {
       expect(texts.map((e) => e.name)).toContain(name);
     }
-    const seen = new Set(inputs.flatMap((e) => e.results.map((r) => `${r.options.tokenizer ?? 'default'}/${r.options.bits}`)));
+    const seen = new Set(
+      inputs.flatMap((e) => e.results.map((r) => `${r.options.tokenizer ?? 'default'}/${r.options.bits}`)),
+    );
     for (const tokenizer of ['default', 'whitespace', 'words', 'shingles', 'ngrams']) {
       for (const bits of [32, 64, 128]) expect(seen).toContain(`${tokenizer}/${bits}`);
     }
@@ -60,7 +72,8 @@ describe('golden vectors of the default spec', () => {
       const input = inputOf(e);
       for (const r of e.results) {
         const got = toHex(simhash(input, r.options), r.options.bits);
-        if (got !== r.fingerprint) changed.push(`${e.kind} ${JSON.stringify(e.name)} ${JSON.stringify(r.options)}: ${r.fingerprint} -> ${got}`);
+        if (got !== r.fingerprint)
+          changed.push(`${e.kind} ${JSON.stringify(e.name)} ${JSON.stringify(r.options)}: ${r.fingerprint} -> ${got}`);
       }
     }
     expect(changed).toEqual([]);
@@ -89,6 +102,7 @@ describe('golden vectors of the default spec', () => {
   it('feature hashes are unchanged', () => {
     const hashes = entries.filter((e): e is Extract<Entry, { kind: 'featureHash' }> => e.kind === 'featureHash');
     expect(hashes.length).toBeGreaterThan(3);
-    for (const e of hashes) for (const h of e.hashes) expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
+    for (const e of hashes)
+      for (const h of e.hashes) expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
   });
 });

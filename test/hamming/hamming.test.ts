@@ -108,11 +108,19 @@ function refDistances(query: bigint, fps: BigUint64Array, bits: HammingBits): nu
 }
 
 function refNearest(distances: number[], n: number): { index: number[]; distance: number[] } {
-  const order = distances.map((d, i) => [d, i] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]).slice(0, n);
+  const order = distances
+    .map((d, i) => [d, i] as const)
+    .sort((x, y) => x[0] - y[0] || x[1] - y[1])
+    .slice(0, n);
   return { index: order.map((e) => e[1]), distance: order.map((e) => e[0]) };
 }
 
-function refPairs(a: BigUint64Array, b: BigUint64Array | null, k: number, bits: HammingBits): { a: number[]; b: number[]; distance: number[] } {
+function refPairs(
+  a: BigUint64Array,
+  b: BigUint64Array | null,
+  k: number,
+  bits: HammingBits,
+): { a: number[]; b: number[]; distance: number[] } {
   const words = bits / 64;
   const na = a.length / words;
   const other = b ?? a;
@@ -146,10 +154,18 @@ function firstDifference(got: ArrayLike<number>, want: ArrayLike<number>): numbe
 
 const WIDTHS: HammingBits[] = [64, 128];
 // Around every unroll (4, 8), the 65536-entry collect buffer and the 32768-fingerprint streamed chunk.
-const LENGTHS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000];
+const LENGTHS = [
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000,
+];
 const LONG_LENGTHS = [32767, 32768, 32769, 70001];
 
-function checkOneQuery(fps: BigUint64Array, bits: HammingBits, query: bigint, k: number, on: BigUint64Array | FingerprintSet): void {
+function checkOneQuery(
+  fps: BigUint64Array,
+  bits: HammingBits,
+  query: bigint,
+  k: number,
+  on: BigUint64Array | FingerprintSet,
+): void {
   const expected = refDistances(query, fps, bits);
   const options = on instanceof FingerprintSet ? undefined : { bits };
   const label = `bits ${bits}, length ${expected.length}, k ${k}`;
@@ -157,7 +173,9 @@ function checkOneQuery(fps: BigUint64Array, bits: HammingBits, query: bigint, k:
   const into = new Uint8Array(expected.length + 3).fill(0xee);
   expect(hammingDistancesInto(query, on, into, options)).toBe(into);
   expect(plain(into.subarray(0, expected.length)), label).toEqual(expected);
-  expect(plain(into.subarray(expected.length)), 'bytes past the fingerprints stay untouched').toEqual([0xee, 0xee, 0xee]);
+  expect(plain(into.subarray(expected.length)), 'bytes past the fingerprints stay untouched').toEqual([
+    0xee, 0xee, 0xee,
+  ]);
   const inK = expected.flatMap((d, i) => (d <= k ? [i] : []));
   expect(plain(withinDistance(query, on, k, options)), label).toEqual(inK);
   expect(countWithinDistance(query, on, k, options), label).toBe(inK.length);
@@ -209,7 +227,10 @@ describe('one query against many, vs the TypeScript reference', () => {
     for (const bits of WIDTHS) {
       for (let k = 0; k < bits; k++) {
         const query = randomBig(rand, bits);
-        const fps = store([flip(rand, query, k + 1, bits), flip(rand, query, k, bits), flip(rand, query, k + 1, bits)], bits);
+        const fps = store(
+          [flip(rand, query, k + 1, bits), flip(rand, query, k, bits), flip(rand, query, k + 1, bits)],
+          bits,
+        );
         expect(plain(withinDistance(query, fps, k, { bits })), `bits ${bits}, k ${k}`).toEqual([1]);
         expect(countWithinDistance(query, fps, k, { bits })).toBe(1);
         expect(countWithinDistance(query, fps, k + 1, { bits })).toBe(3);
@@ -227,7 +248,9 @@ describe('one query against many, vs the TypeScript reference', () => {
     for (const bits of WIDTHS) {
       const values = Array.from({ length: 50 }, () => randomBig(rand, bits));
       const query = randomBig(rand, bits);
-      expect(plain(hammingDistances(query, store(values, bits), { bits }))).toEqual(values.map((v) => hammingDistance(v, query)));
+      expect(plain(hammingDistances(query, store(values, bits), { bits }))).toEqual(
+        values.map((v) => hammingDistance(v, query)),
+      );
     }
   });
 
@@ -241,7 +264,9 @@ describe('one query against many, vs the TypeScript reference', () => {
       const expected = refDistances(query, fps, bits);
       for (const n of [1, 100, 3000, 5000, 9999]) {
         const got = nearest(query, fps, n, { bits });
-        expect({ index: plain(got.index), distance: plain(got.distance) }, `bits ${bits}, n ${n}`).toEqual(refNearest(expected, n));
+        expect({ index: plain(got.index), distance: plain(got.distance) }, `bits ${bits}, n ${n}`).toEqual(
+          refNearest(expected, n),
+        );
       }
       // n exact duplicates of the query at the end: all are found although earlier entries fill the buffer first.
       const dup = store([...values, query, query, query], bits);
@@ -289,7 +314,9 @@ describe('many against many, vs the TypeScript reference', () => {
         const fps = clusteredArray(rand, length, bits, k);
         const want = refPairs(fps, null, k, bits);
         const got = selfPairsWithinDistance(fps, k, { bits });
-        expect({ a: plain(got.a), b: plain(got.b), distance: plain(got.distance) }, `length ${length}, k ${k}`).toEqual(want);
+        expect({ a: plain(got.a), b: plain(got.b), distance: plain(got.distance) }, `length ${length}, k ${k}`).toEqual(
+          want,
+        );
         const set = FingerprintSet.from(fps, { bits });
         try {
           const fromSet = set.selfPairsWithinDistance(k);
@@ -303,7 +330,15 @@ describe('many against many, vs the TypeScript reference', () => {
 
     it(`${bits}-bit queries against candidates`, () => {
       const rand = prng(bits + 11);
-      for (const [na, nb] of [[0, 5], [5, 0], [1, 1], [7, 9], [9, 1025], [17, 2100], [33, 3000]] as const) {
+      for (const [na, nb] of [
+        [0, 5],
+        [5, 0],
+        [1, 1],
+        [7, 9],
+        [9, 1025],
+        [17, 2100],
+        [33, 3000],
+      ] as const) {
         const k = rand() % 6;
         const candidates = clusteredArray(rand, nb, bits, k);
         // Queries: half of them near a candidate, half random.
@@ -319,7 +354,9 @@ describe('many against many, vs the TypeScript reference', () => {
         const queries = store(values, bits);
         const want = refPairs(queries, candidates, k, bits);
         const got = pairsWithinDistance(queries, candidates, k, { bits });
-        expect({ a: plain(got.a), b: plain(got.b), distance: plain(got.distance) }, `${na} x ${nb}, k ${k}`).toEqual(want);
+        expect({ a: plain(got.a), b: plain(got.b), distance: plain(got.distance) }, `${na} x ${nb}, k ${k}`).toEqual(
+          want,
+        );
         const set = FingerprintSet.from(candidates, { bits });
         try {
           const fromSet = set.pairsWithinDistance(queries, k);
@@ -356,12 +393,16 @@ describe('argument validation', () => {
 
   it('rejects wrong array types and odd 128-bit lengths', () => {
     expect(() => hammingDistances(0n, [1n, 2n] as unknown as BigUint64Array)).toThrow(TypeError);
-    expect(() => hammingDistances(0n, new BigInt64Array(2) as unknown as BigUint64Array)).toThrow(/BigUint64Array.*BigInt64Array/);
+    expect(() => hammingDistances(0n, new BigInt64Array(2) as unknown as BigUint64Array)).toThrow(
+      /BigUint64Array.*BigInt64Array/,
+    );
     expect(() => withinDistance(0n, new Uint32Array(4) as unknown as BigUint64Array, 1)).toThrow(TypeError);
     expect(() => hammingDistances(0n, new BigUint64Array(3), { bits: 128 })).toThrow(RangeError);
     expect(() => hammingDistances(0n, new BigUint64Array(3), { bits: 128 })).toThrow(/odd length, 3/);
     expect(() => FingerprintSet.from(new BigUint64Array(5), { bits: 128 })).toThrow(/odd length, 5/);
-    expect(() => FingerprintSet.from([1n] as unknown as BigUint64Array)).toThrow(/needs a BigUint64Array, got an array of length 1/);
+    expect(() => FingerprintSet.from([1n] as unknown as BigUint64Array)).toThrow(
+      /needs a BigUint64Array, got an array of length 1/,
+    );
     expect(() => selfPairsWithinDistance(new BigUint64Array(1), 1, { bits: 128 })).toThrow(RangeError);
     expect(() => pairsWithinDistance(fps, null as unknown as BigUint64Array, 1)).toThrow(/candidates must be.*null/);
   });
@@ -397,7 +438,9 @@ describe('argument validation', () => {
     expect(() => hammingDistancesInto(0n, fps, new Uint16Array(4) as unknown as Uint8Array)).toThrow(TypeError);
     expect(() => hammingDistances(0n, fps, { bits: 32 as HammingBits })).toThrow(RangeError);
     expect(() => hammingDistances(0n, fps, { bits: '64' as unknown as HammingBits })).toThrow(TypeError);
-    expect(() => hammingDistances(0n, fps, { bit: 64 } as unknown as { bits: HammingBits })).toThrow(/unknown option "bit"/);
+    expect(() => hammingDistances(0n, fps, { bit: 64 } as unknown as { bits: HammingBits })).toThrow(
+      /unknown option "bit"/,
+    );
     expect(() => hammingDistances(0n, fps, 64 as unknown as { bits: HammingBits })).toThrow(TypeError);
     const set = FingerprintSet.from(fps);
     try {

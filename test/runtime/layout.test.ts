@@ -38,7 +38,10 @@ describe('layouts shared with the WebAssembly module', () => {
 
     it(`no assembly/ file defines a name of ${file} again`, () => {
       const importer = new RegExp(`from "(\\.\\./)+${file.replace(/\.ts$/, '').replace(/[.]/g, '\\.')}"`);
-      expect(assemblySources().some(([, text]) => importer.test(text)), `nothing in assembly/ imports ${file}`).toBe(true);
+      expect(
+        assemblySources().some(([, text]) => importer.test(text)),
+        `nothing in assembly/ imports ${file}`,
+      ).toBe(true);
       for (const [source, text] of assemblySources()) {
         for (const name of Object.keys(values)) {
           expect(text, `${source} defines ${name}`).not.toMatch(new RegExp(`\\b(const|let|var)\\s+${name}\\b`));
@@ -49,7 +52,8 @@ describe('layouts shared with the WebAssembly module', () => {
 
   it('the values are small non-negative integers, as both languages read them', () => {
     for (const values of Object.values(shared)) {
-      for (const [name, value] of Object.entries(values)) expect(Number.isInteger(value) && value >= 0, name).toBe(true);
+      for (const [name, value] of Object.entries(values))
+        expect(Number.isInteger(value) && value >= 0, name).toBe(true);
     }
   });
 });

@@ -9,13 +9,34 @@ import type { Plan } from '../options.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface DefaultKernels {
-  fingerprintTexts(text: number, offsets: number, count: number, mode: number, width: number, bits: number, scratch: number, out: number, counts: number): void;
-  fingerprintFeatures(bytes: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
+  fingerprintTexts(
+    text: number,
+    offsets: number,
+    count: number,
+    mode: number,
+    width: number,
+    bits: number,
+    scratch: number,
+    out: number,
+    counts: number,
+  ): void;
+  fingerprintFeatures(
+    bytes: number,
+    featOffsets: number,
+    docOffsets: number,
+    count: number,
+    weights: number,
+    bits: number,
+    out: number,
+    counts: number,
+  ): void;
 }
 
 export function checkWeight(weight: unknown, feature: string, doc: number): number {
   if (typeof weight !== 'number') {
-    throw new TypeError(`document ${doc}: the weight of feature ${show(feature)} must be a number, got ${show(weight)}`);
+    throw new TypeError(
+      `document ${doc}: the weight of feature ${show(feature)} must be a number, got ${show(weight)}`,
+    );
   }
   if (!Number.isFinite(weight)) {
     throw new RangeError(`document ${doc}: the weight of feature ${show(feature)} must be finite, got ${weight}`);
@@ -102,7 +123,15 @@ export function layoutFeatures(
       else f64.fill(1, base, base + d.strings.length);
     }
   }
-  return { bytes: encoded.ptr, featOffsets: work, docOffsets: docPtr, count: n, weights: weightPtr, out, counts: out + outBytes };
+  return {
+    bytes: encoded.ptr,
+    featOffsets: work,
+    docOffsets: docPtr,
+    count: n,
+    weights: weightPtr,
+    out,
+    counts: out + outBytes,
+  };
 }
 
 function kernels(rt: Runtime): DefaultKernels {
@@ -135,7 +164,16 @@ export const defaultPreset: PresetDefinition = {
 
   runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
     const b = layoutFeatures(rt, docs, plan.bits, encodeStrings);
-    kernels(rt).fingerprintFeatures(b.bytes, b.featOffsets, b.docOffsets, b.count, b.weights, plan.bits, b.out, b.counts);
+    kernels(rt).fingerprintFeatures(
+      b.bytes,
+      b.featOffsets,
+      b.docOffsets,
+      b.count,
+      b.weights,
+      plan.bits,
+      b.out,
+      b.counts,
+    );
     return { out: b.out, counts: b.counts };
   },
 };

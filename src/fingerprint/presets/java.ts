@@ -11,7 +11,16 @@ import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface JavaKernels {
   javaTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
-  javaFeatures(text: number, featOffsets: number, docOffsets: number, count: number, weights: number, bits: number, out: number, counts: number): void;
+  javaFeatures(
+    text: number,
+    featOffsets: number,
+    docOffsets: number,
+    count: number,
+    weights: number,
+    bits: number,
+    out: number,
+    counts: number,
+  ): void;
 }
 
 function kernels(rt: Runtime): JavaKernels {

@@ -21,8 +21,15 @@ import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 interface PythonKernels {
   pythonTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
   pythonFeatures(
-    bytes: number, featOffsets: number, docOffsets: number, count: number, weights: number, batched: number,
-    bits: number, out: number, counts: number,
+    bytes: number,
+    featOffsets: number,
+    docOffsets: number,
+    count: number,
+    weights: number,
+    batched: number,
+    bits: number,
+    out: number,
+    counts: number,
   ): void;
   md5Digests(bytes: number, featOffsets: number, n: number, out: number): void;
 }
@@ -102,14 +109,24 @@ function checkString(s: string, doc: number): string {
   return s;
 }
 
-function finish(index: number, strings: string[], weights: number[], batched: number[], unit: boolean): PythonFeatureDoc {
+function finish(
+  index: number,
+  strings: string[],
+  weights: number[],
+  batched: number[],
+  unit: boolean,
+): PythonFeatureDoc {
   return unit
     ? { index, strings, weights: null, batched: null }
     : { index, strings, weights, batched: Uint8Array.from(batched) };
 }
 
 /** Features from a list (or a tokenizer function's iterable), validated before anything reaches WebAssembly. */
-export function collectPythonFeatures(features: Iterable<unknown>, doc: number, normalize: Plan['normalize']): PythonFeatureDoc {
+export function collectPythonFeatures(
+  features: Iterable<unknown>,
+  doc: number,
+  normalize: Plan['normalize'],
+): PythonFeatureDoc {
   const strings: string[] = [];
   const weights: number[] = [];
   const batched: number[] = [];
@@ -146,7 +163,11 @@ export function collectPythonFeatures(features: Iterable<unknown>, doc: number, 
 }
 
 /** Features from a feature → weight map (a Python dict: every entry is a pair). */
-export function mapPythonFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, normalize: Plan['normalize']): PythonFeatureDoc {
+export function mapPythonFeatures(
+  map: ReadonlyMap<unknown, unknown>,
+  doc: number,
+  normalize: Plan['normalize'],
+): PythonFeatureDoc {
   const strings: string[] = [];
   const weights: number[] = [];
   const batched: number[] = [];
@@ -229,10 +250,14 @@ export const pythonPreset: PresetDefinition<PythonFeatureDoc> = {
   defaultTokenizer: 'ngrams',
   checkOptions(options: SimHashOptions) {
     if (options.tokenizer !== undefined && typeof options.tokenizer !== 'function') {
-      throw new RangeError(`preset 'python-simhash' has its own tokenizer; only a tokenizer function may replace it, got ${show(options.tokenizer)}`);
+      throw new RangeError(
+        `preset 'python-simhash' has its own tokenizer; only a tokenizer function may replace it, got ${show(options.tokenizer)}`,
+      );
     }
     if (options.width !== undefined) {
-      throw new TypeError(`preset 'python-simhash' slides windows of 4 code points; width is not an option of it, got ${show(options.width)}`);
+      throw new TypeError(
+        `preset 'python-simhash' slides windows of 4 code points; width is not an option of it, got ${show(options.width)}`,
+      );
     }
   },
   checkTokenizer() {},
@@ -255,4 +280,3 @@ export function md5Wasm(rt: Runtime, inputs: readonly Uint8Array[]): Uint8Array[
   const u8 = rt.heap.u8;
   return inputs.map((_, j) => u8.slice(work + offsetsBytes + j * 16, work + offsetsBytes + j * 16 + 16));
 }
-

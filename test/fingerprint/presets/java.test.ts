@@ -12,7 +12,10 @@ describe("preset 'java'", () => {
   it('reproduces every seed vector', () => {
     expect(vectors.length).toBeGreaterThan(400);
     for (const v of vectors) {
-      expect(toHex(simhash(v.text, { preset: 'java', bits: v.bits }), v.bits), JSON.stringify(v.text.slice(0, 80))).toBe(v.fingerprint);
+      expect(
+        toHex(simhash(v.text, { preset: 'java', bits: v.bits }), v.bits),
+        JSON.stringify(v.text.slice(0, 80)),
+      ).toBe(v.fingerprint);
     }
   });
 });

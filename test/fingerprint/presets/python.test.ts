@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { simhash, simhashDetailed, simhashMany, createSimHasher, toHex, type Bits, type Feature } from '../../../src/index.js';
+import {
+  simhash,
+  simhashDetailed,
+  simhashMany,
+  createSimHasher,
+  toHex,
+  type Bits,
+  type Feature,
+} from '../../../src/index.js';
 import { wasm } from '../../../src/runtime/wasm.js';
 import { md5Wasm, pythonContent, pythonTextFeatures } from '../../../src/fingerprint/presets/python.js';
 
@@ -19,7 +27,9 @@ function readJsonl<T>(name: string): T[] {
 }
 
 const textVectors = readJsonl<{ bits: Bits; text: string; fingerprint: string }>('python-simhash.jsonl');
-const featureVectors = readJsonl<{ bits: Bits; features: Feature[]; fingerprint: string }>('python-simhash-features.jsonl');
+const featureVectors = readJsonl<{ bits: Bits; features: Feature[]; fingerprint: string }>(
+  'python-simhash-features.jsonl',
+);
 
 // ---- the plain TypeScript implementation (a transcription of Simhash._tokenize and build_by_features) ----------
 
@@ -100,11 +110,16 @@ describe("preset 'python-simhash': the package's own outputs", () => {
   it('reproduces every text vector, one by one and in one batch', () => {
     expect(textVectors.length).toBeGreaterThan(250);
     for (const v of textVectors) {
-      expect(toHex(simhash(v.text, { ...PRESET, bits: v.bits }), v.bits), JSON.stringify(v.text.slice(0, 60))).toBe(v.fingerprint);
+      expect(toHex(simhash(v.text, { ...PRESET, bits: v.bits }), v.bits), JSON.stringify(v.text.slice(0, 60))).toBe(
+        v.fingerprint,
+      );
     }
     for (const bits of [64, 128] as const) {
       const subset = textVectors.filter((v) => v.bits === bits);
-      const batch = simhashMany(subset.map((v) => v.text), { ...PRESET, bits });
+      const batch = simhashMany(
+        subset.map((v) => v.text),
+        { ...PRESET, bits },
+      );
       const words = bits / 64;
       subset.forEach((v, i) => {
         const fp = words === 2 ? (batch[2 * i + 1]! << 64n) | batch[2 * i]! : batch[i]!;
@@ -119,14 +134,16 @@ describe("preset 'python-simhash': the package's own outputs", () => {
       expect(toHex(simhash(v.features, { ...PRESET, bits: v.bits }), v.bits)).toBe(v.fingerprint);
       if (v.features.every((f) => Array.isArray(f))) {
         const map = new Map(v.features as [string, number][]);
-        if (map.size === v.features.length) expect(toHex(simhash(map, { ...PRESET, bits: v.bits }), v.bits)).toBe(v.fingerprint);
+        if (map.size === v.features.length)
+          expect(toHex(simhash(map, { ...PRESET, bits: v.bits }), v.bits)).toBe(v.fingerprint);
       }
     }
   });
 
   it('the plain reference agrees with every vector (so it can judge the random runs)', () => {
     for (const v of textVectors) expect(toHex(refText(v.text, v.bits), v.bits)).toBe(v.fingerprint);
-    for (const v of featureVectors) expect(toHex(refBuild(v.features as PyFeature[], v.bits), v.bits)).toBe(v.fingerprint);
+    for (const v of featureVectors)
+      expect(toHex(refBuild(v.features as PyFeature[], v.bits), v.bits)).toBe(v.fingerprint);
   });
 
   it('hashes the empty text as the one feature "" (MD5 of nothing) and counts windows', () => {
@@ -135,7 +152,14 @@ describe("preset 'python-simhash': the package's own outputs", () => {
     expect(toHex(simhash(' \t.,!', { ...PRESET, bits: 64 }), 64)).toBe(empty.slice(16));
     expect(toHex(simhash('', { ...PRESET, bits: 32 }), 32)).toBe(empty.slice(24));
     // 3, 4 and 5 code points: one feature (the whole content), one window, two windows (emoji are not \w).
-    for (const [text, n] of [['abc', 1], ['abcd', 1], ['abcde', 2], ['a b c d e f', 3], ['𠀀😀x𠀀y', 1], ['𠀀𝔸x𠀀y', 2]] as const) {
+    for (const [text, n] of [
+      ['abc', 1],
+      ['abcd', 1],
+      ['abcde', 2],
+      ['a b c d e f', 3],
+      ['𠀀😀x𠀀y', 1],
+      ['𠀀𝔸x𠀀y', 2],
+    ] as const) {
       expect(simhashDetailed(text, PRESET).featureCount, text).toBe(n);
       expect(simhash(text, PRESET)).toBe(refText(text, 64));
     }
@@ -156,11 +180,16 @@ describe('MD5 in WebAssembly', () => {
     const inputs = lengths.flatMap((n) => [0, 1].map(() => Uint8Array.from({ length: n }, byte)));
     const digests = md5Wasm(wasm(), inputs);
     inputs.forEach((input, i) => {
-      expect(Buffer.from(digests[i]!).toString('hex'), `length ${input.length}`).toBe(createHash('md5').update(input).digest('hex'));
+      expect(Buffer.from(digests[i]!).toString('hex'), `length ${input.length}`).toBe(
+        createHash('md5').update(input).digest('hex'),
+      );
     });
     // RFC 1321 test suite
     const suite = ['', 'a', 'abc', 'message digest', 'abcdefghijklmnopqrstuvwxyz', '1234567890'.repeat(8)];
-    const rfc = md5Wasm(wasm(), suite.map((s) => new TextEncoder().encode(s)));
+    const rfc = md5Wasm(
+      wasm(),
+      suite.map((s) => new TextEncoder().encode(s)),
+    );
     expect(Buffer.from(rfc[3]!).toString('hex')).toBe('f96b697d7cb7938d525a2f31aaf161d0');
     expect(Buffer.from(rfc[5]!).toString('hex')).toBe('57edf4a22be3c955ac49da2e2107b67a');
   });
@@ -169,18 +198,68 @@ describe('MD5 in WebAssembly', () => {
 // ---- random documents against the reference ---------------------------------------------------------------------
 
 const SCRIPT_PIECES = [
-  'the', 'Quick', 'BROWN', 'fox_1', '42', 'naïve', 'café', 'ÇA', 'ß', 'İstanbul', 'ǅ', 'ﬁ', // Latin
-  'ΟΔΟΣ', 'Σ', 'σοφός', // Greek (final sigma)
-  'Русский', 'текст', 'ЁЖ', // Cyrillic
-  '中国人', '你好', '世界', '𠀀', '鿌', '鿍', '日本語のテキスト', 'カタカナ', '한국어', // CJK (U+9FCC / U+9FCD edge)
-  'العربية', '٣٤', 'עברית', 'हिन्दी', 'ไทย', // RTL, Indic, Thai (combining marks are not \w)
-  '😀', '👍🏽', '👨‍👩‍👧', '🇫🇷', '𝔸𝟘', // emoji, astral letters and digits
-  '²½Ⅻ①', 'e\u0301', '\u200b', '\u00a0', '\u3000', // numbers, combining, zero-width, spaces
-  ' ', ' ', '\t', '\n', '.', ',', '-', '!', "'", '’', '\ud800', '\udfff', // separators and lone surrogates
+  'the',
+  'Quick',
+  'BROWN',
+  'fox_1',
+  '42',
+  'naïve',
+  'café',
+  'ÇA',
+  'ß',
+  'İstanbul',
+  'ǅ',
+  'ﬁ', // Latin
+  'ΟΔΟΣ',
+  'Σ',
+  'σοφός', // Greek (final sigma)
+  'Русский',
+  'текст',
+  'ЁЖ', // Cyrillic
+  '中国人',
+  '你好',
+  '世界',
+  '𠀀',
+  '鿌',
+  '鿍',
+  '日本語のテキスト',
+  'カタカナ',
+  '한국어', // CJK (U+9FCC / U+9FCD edge)
+  'العربية',
+  '٣٤',
+  'עברית',
+  'हिन्दी',
+  'ไทย', // RTL, Indic, Thai (combining marks are not \w)
+  '😀',
+  '👍🏽',
+  '👨‍👩‍👧',
+  '🇫🇷',
+  '𝔸𝟘', // emoji, astral letters and digits
+  '²½Ⅻ①',
+  'e\u0301',
+  '\u200b',
+  '\u00a0',
+  '\u3000', // numbers, combining, zero-width, spaces
+  ' ',
+  ' ',
+  '\t',
+  '\n',
+  '.',
+  ',',
+  '-',
+  '!',
+  "'",
+  '’',
+  '\ud800',
+  '\udfff', // separators and lone surrogates
 ];
 
 const multiScriptText = fc.array(fc.constantFrom(...SCRIPT_PIECES), { maxLength: 80 }).map((parts) => parts.join(''));
-const anyText = fc.oneof(multiScriptText, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }));
+const anyText = fc.oneof(
+  multiScriptText,
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+);
 
 describe("preset 'python-simhash' against the plain reference", () => {
   it('tokenizes like Python (content and windows)', () => {
@@ -195,15 +274,19 @@ describe("preset 'python-simhash' against the plain reference", () => {
 
   it('fingerprints random multi-script documents at 32, 64 and 128 bits, singly and in batches', () => {
     fc.assert(
-      fc.property(fc.array(anyText, { minLength: 1, maxLength: 8 }), fc.constantFrom<Bits>(32, 64, 128), (texts, bits) => {
-        const batch = simhashMany(texts, { ...PRESET, bits });
-        texts.forEach((text, i) => {
-          const expected = refText(text, bits);
-          expect(simhash(text, { ...PRESET, bits })).toBe(expected);
-          const fp = bits === 128 ? (batch[2 * i + 1]! << 64n) | batch[2 * i]! : batch[i]!;
-          expect(fp).toBe(expected);
-        });
-      }),
+      fc.property(
+        fc.array(anyText, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom<Bits>(32, 64, 128),
+        (texts, bits) => {
+          const batch = simhashMany(texts, { ...PRESET, bits });
+          texts.forEach((text, i) => {
+            const expected = refText(text, bits);
+            expect(simhash(text, { ...PRESET, bits })).toBe(expected);
+            const fp = bits === 128 ? (batch[2 * i + 1]! << 64n) | batch[2 * i]! : batch[i]!;
+            expect(fp).toBe(expected);
+          });
+        },
+      ),
       { seed: 88, numRuns: 250 },
     );
   });
@@ -215,11 +298,17 @@ describe("preset 'python-simhash' against the plain reference", () => {
 
   const weight = fc.constantFrom(1, 2, 3, 0, -2, 50, 51, 255, 256, 1000, 0.1, 0.3, 2.5, -1.25, 1e-3);
   const name = fc.oneof(fc.constantFrom('', 'a', 'foo', '中文', 'Ελλην', '😀'), fc.string({ maxLength: 6 }));
-  const feature: fc.Arbitrary<PyFeature> = fc.oneof(name, fc.tuple(name, weight).map(([s, w]) => [s, w] as [string, number]));
+  const feature: fc.Arbitrary<PyFeature> = fc.oneof(
+    name,
+    fc.tuple(name, weight).map(([s, w]) => [s, w] as [string, number]),
+  );
   const featureList = fc.oneof(
     fc.array(feature, { maxLength: 30 }),
     fc.array(feature, { minLength: 195, maxLength: 450 }), // crosses the 200-entry batch boundary
-    fc.array(fc.tuple(name, fc.constantFrom(0.1, 0.3, 0.7, 60, 3)).map(([s, w]) => [s, w] as [string, number]), { minLength: 150, maxLength: 420 }),
+    fc.array(
+      fc.tuple(name, fc.constantFrom(0.1, 0.3, 0.7, 60, 3)).map(([s, w]) => [s, w] as [string, number]),
+      { minLength: 150, maxLength: 420 },
+    ),
   );
 
   it('fingerprints random weighted feature lists (carried weights, batches, floats) or throws as Python does', () => {
@@ -260,7 +349,9 @@ describe("preset 'python-simhash': options and inputs", () => {
   it('takes UTF-8 bytes and normalizes when asked', () => {
     const text = 'Crème brûlée 中国人 😀';
     expect(simhash(new TextEncoder().encode(text), PRESET)).toBe(simhash(text, PRESET));
-    expect(simhash(text.normalize('NFD'), { ...PRESET, normalize: 'NFC' })).toBe(simhash(text.normalize('NFC'), PRESET));
+    expect(simhash(text.normalize('NFD'), { ...PRESET, normalize: 'NFC' })).toBe(
+      simhash(text.normalize('NFC'), PRESET),
+    );
   });
 
   it('rejects bad features before WebAssembly and stays usable', () => {
@@ -271,7 +362,15 @@ describe("preset 'python-simhash': options and inputs", () => {
     expect(() => simhash([42 as unknown as string], PRESET)).toThrow(TypeError);
     expect(simhash(['aaa', 'bbb'], PRESET)).toBe(refBuild(['aaa', 'bbb'], 64));
     // a carried integer weight is fine: 'b' weighs 3 like ('a', 3)
-    expect(simhash([['a', 3], 'b'], PRESET)).toBe(simhash([['a', 3], ['b', 3]], PRESET));
+    expect(simhash([['a', 3], 'b'], PRESET)).toBe(
+      simhash(
+        [
+          ['a', 3],
+          ['b', 3],
+        ],
+        PRESET,
+      ),
+    );
   });
 
   it('an empty feature list is 0 with no features', () => {
