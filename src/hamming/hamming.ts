@@ -187,11 +187,11 @@ function runtime(): { rt: Runtime; k: HammingKernels; regions: HammingRegions } 
  * Calls `scan(ptr, first, count)` on consecutive chunks of the source, in index order, until it returns false:
  * a resident set in place, a streamed array copied chunk by chunk into one reusable block.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: a scan returns nothing to go on, or false to stop
 function forEachChunk(
   rt: Runtime,
   regions: HammingRegions,
   src: Source,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a scan returns nothing to go on, or false to stop
   scan: (ptr: number, first: number, count: number) => boolean | void,
 ): void {
   const words = src.bits / 64;
