@@ -37,7 +37,7 @@ describe('layouts shared with the WebAssembly module', () => {
     });
 
     it(`no assembly/ file defines a name of ${file} again`, () => {
-      const importer = new RegExp(`from "(\\.\\./)+${file.replace(/\.ts$/, '').replace(/[.]/g, '\\.')}"`);
+      const importer = new RegExp(`from ['"](\\.\\./)+${file.replace(/\.ts$/, '').replace(/[.]/g, '\\.')}['"]`);
       expect(
         assemblySources().some(([, text]) => importer.test(text)),
         `nothing in assembly/ imports ${file}`,
