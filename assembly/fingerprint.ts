@@ -1,12 +1,12 @@
 // Batch entry points that turn documents into fingerprints: tokenize, hash each feature, reduce.
 // Every entry takes raw pointers into linear memory laid out by src/fingerprint/presets/default.ts (texts and
 // feature lists) and src/fingerprint/fingerprint.ts (hashes); nothing here allocates.
-import { xxh3, SEED_HIGH } from "./xxh3";
-import { MODE_NGRAMS, MODE_WHITESPACE } from "../src/fingerprint/modes.shared";
-import { beginDocument, addUnit, addWeighted, endDocument } from "./reducer";
+import { xxh3, SEED_HIGH } from './xxh3';
+import { MODE_NGRAMS, MODE_WHITESPACE } from '../src/fingerprint/modes.shared';
+import { beginDocument, addUnit, addWeighted, endDocument } from './reducer';
 import {
   beginTokens, endTokens, whitespaceTokens, wordTokens, normalizeForNgrams, ngramTokens,
-} from "./tokenize";
+} from './tokenize';
 
 // @ts-ignore: decorator
 @inline const SEED_LOW: u64 = 0;

@@ -19,7 +19,7 @@
 //   canon: 2^b × u16, the first table whose key blocks are all in the agree mask.
 //   hist:  passes × 2^digitBits × u32.
 
-import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from "../src/dedup/join-layout.shared";
+import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from '../src/dedup/join-layout.shared';
 
 // @ts-ignore: decorator
 @inline function lowMask(width: u32): u64 {

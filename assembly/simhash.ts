@@ -1,20 +1,20 @@
 // The module's exports: thin re-exports of each concern. Built twice (scalar and SIMD) from the same source.
-import { setupReducer } from "./reducer";
-export { setDrainInterval } from "./reducer";
-import { setupTokenizers } from "./tokenize";
+import { setupReducer } from './reducer';
+export { setDrainInterval } from './reducer';
+import { setupTokenizers } from './tokenize';
 
-export { fingerprintTexts, fingerprintFeatures, fingerprintHashes, hashFeatures } from "./fingerprint";
-export { javaTexts, javaFeatures } from "./presets/java";
-export { pythonTexts, pythonFeatures, md5Digests } from "./presets/python";
-export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from "./join";
-export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from "./fingerprint-index";
-export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs } from "./hamming";
+export { fingerprintTexts, fingerprintFeatures, fingerprintHashes, hashFeatures } from './fingerprint';
+export { javaTexts, javaFeatures } from './presets/java';
+export { pythonTexts, pythonFeatures, md5Digests } from './presets/python';
+export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from './join';
+export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from './fingerprint-index';
+export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs } from './hamming';
 
 // Layouts shared with the TypeScript side, exported as globals so a test can check the compiled module's copy
 // against the TypeScript one (test/runtime/layout.test.ts).
-export * from "../src/fingerprint/modes.shared";
-export * from "../src/fingerprint-index/layout.shared";
-export * from "../src/dedup/join-layout.shared";
+export * from '../src/fingerprint/modes.shared';
+export * from '../src/fingerprint-index/layout.shared';
+export * from '../src/dedup/join-layout.shared';
 
 /** First free byte after static data: src/runtime/heap.ts allocates from here. */
 export function heapBase(): usize {

@@ -5,10 +5,10 @@
 // no data-dependent branches. Words: a block of pure ASCII is case-folded 64 bytes at a time into `scratch`;
 // a block with any non-ASCII byte goes through the code-point path (decode, classify, fold, encode).
 // Mode numbers and the width limit are shared with the TypeScript side (defined once, in that file).
-import { MAX_WIDTH, MODE_SHINGLES } from "../src/fingerprint/modes.shared";
-import { xxh3, SEED_HIGH } from "./xxh3";
-import { addUnit } from "./reducer";
-import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from "./unicode";
+import { MAX_WIDTH, MODE_SHINGLES } from '../src/fingerprint/modes.shared';
+import { xxh3, SEED_HIGH } from './xxh3';
+import { addUnit } from './reducer';
+import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from './unicode';
 
 // @ts-ignore: decorator
 @inline const HISTORY: i32 = 256; // word hashes kept for shingles before sliding back

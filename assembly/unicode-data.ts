@@ -3,7 +3,7 @@
 // Thai, Lao, Khmer, Myanmar). Blocks of 256 code points (64 bytes), one u8 block number per block.
 // Fold delta per code point below FOLD_LIMIT (i32, blocks of 32): simple case folding = lowercase(uppercase(c))
 // over single-code-point mappings.
-export const UNICODE_VERSION = "17.0";
+export const UNICODE_VERSION = '17.0';
 export const FOLD_LIMIT: u32 = 126976;
 export const CLASS_INDEX: usize = memory.data<u8>([
   0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,1,17,18,19,1,20,21,22,23,24,25,26,1,1,27,

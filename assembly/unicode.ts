@@ -1,5 +1,5 @@
 // UTF-8 decoding, character classes and simple case folding for the word tokenizers.
-import { CLASS_INDEX, CLASS_BLOCKS, FOLD_INDEX, FOLD_BLOCKS, FOLD_LIMIT } from "./unicode-data";
+import { CLASS_INDEX, CLASS_BLOCKS, FOLD_INDEX, FOLD_BLOCKS, FOLD_LIMIT } from './unicode-data';
 
 // @ts-ignore: decorator
 @inline export const SEPARATOR: i32 = 0;

@@ -1,7 +1,7 @@
 // The Java reference's compatibility mode: tokens split on " \t\n\r\f" over UTF-16 code units, each hashed with
 // the Python-2-style string hash (x = c0 << 7; x = (x * 1000003) ^ c per unit; x ^= length) modulo 2^bits,
 // every token weight 1, and a counter of exactly 0 sets its bit (so an empty document is all ones).
-import { beginDocument, addUnit, addWeighted, endDocument } from "../reducer";
+import { beginDocument, addUnit, addWeighted, endDocument } from '../reducer';
 
 // @ts-ignore: decorator
 @inline const M: u64 = 1000003;

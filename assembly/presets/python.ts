@@ -8,8 +8,8 @@
 // Unit weights use the shared bit-sliced reducer. Weighted features use f64 counters of their own that replay
 // the package's summation order, because float sums depend on it: integer weights up to 50 (and bare strings)
 // go into a batch summed exactly and flushed into the totals every 200 entries; other weights are added at once.
-import { beginDocument, addUnit, endDocument } from "../reducer";
-import { md5, md5Short, md5A, md5B, md5C, md5D, md5ShortLane, md5Short4, DIGESTS } from "../md5";
+import { beginDocument, addUnit, endDocument } from '../reducer';
+import { md5, md5Short, md5A, md5B, md5C, md5D, md5ShortLane, md5Short4, DIGESTS } from '../md5';
 
 // @ts-ignore: decorator
 @inline const WINDOW: i32 = 4; // code points per feature (Simhash._slide's width)
