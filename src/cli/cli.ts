@@ -4,18 +4,30 @@
 // 1 error (including a bad input under --strict), 2 usage. Bad inputs are reported on stderr with file and line
 // and skipped unless --strict. A progress bar goes to stderr only when stderr is a terminal.
 import fs from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
-import { createSimHasher, type SimHasher } from '../fingerprint/fingerprint.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { toHex } from '../fingerprint/bits.js';
 import { clusters, defaultDedupK, findNearDuplicates, type ClusterMode } from '../dedup/dedup.js';
 import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from '../dedup/verify-pairs.js';
-import type { Bits, Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
+import type { Bits, SimHashOptions } from '../fingerprint/options.js';
+import { type Doc, InputError, readInputs, Reporter } from './inputs.js';
+import { csvField, ms, snippet, write } from './output.js';
+import { Progress } from './progress.js';
+import {
+  choice,
+  DEDUP_OPTIONS,
+  HELP,
+  hashOptions,
+  intOption,
+  NAME,
+  OPTIONS,
+  readOptions,
+  UsageError,
+} from './usage.js';
 
-const NAME = 'simhash-wasm';
 // The sample sits in the repository's data/ folder (not in the published package): one level above dist/cli.mjs,
 // two above src/cli/cli.ts when run from source.
 function bundledSample(): string {
@@ -24,304 +36,14 @@ function bundledSample(): string {
   return fs.existsSync(bundled) ? bundled : from('../../');
 }
 
-class UsageError extends Error {}
-class InputError extends Error {}
-
-const INPUT_HELP = `Inputs:
-  FILE ...             files to read; a directory is read recursively (files in name order)
-  -                    standard input (also the default when no input is given)
-  --jsonl              inputs are JSON Lines: one document per line
-  --field NAME         the JSON field holding the text (default "text")
-  --id-field NAME      the JSON field naming the document (default "id"; else FILE:LINE)
-  --lines              plain-text inputs hold one document per line
-  --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
-
-Fingerprints:
-  --bits 64|128        fingerprint width (default 64)
-  --tokenizer NAME     whitespace, words, shingles (default), ngrams or segmenter
-  --width N            words per shingle (default 3) or characters per n-gram (default 4)
-  --preset NAME        default, or java (the Java reference implementation's fingerprints)`;
-
-const HELP: Record<string, string> = {
-  main: `Usage: ${NAME} <command> [options] [inputs]
-
-Commands:
-  dedup    find near-duplicate documents and print their clusters
-  hash     print one fingerprint per document
-
-Run "${NAME} <command> --help" for a command's options.
-Exit codes: 0 success, 1 error, 2 usage.`,
-  dedup: `Usage: ${NAME} dedup [options] [inputs]
-
-Finds every pair of documents whose fingerprints differ in at most k bits and prints the clusters they form,
-one per line (JSON Lines: {"cluster", "size", "members"}) or as CSV (document,cluster,size).
-
-Dedup:
-  --k N                largest Hamming distance of candidate pairs (default 12 at 64 bits, 21 at 128;
-                       3 and 6 with --no-verify)
-  --threshold J        keep a candidate pair when its texts' word 3-shingle Jaccard is at least J
-                       (default 0.6)
-  --no-verify          keep every pair within k (plain SimHash, no check on the texts)
-  --mode MODE          connected (default: chains of near-duplicates form one cluster) or centre (each
-                       cluster is a centre and the documents within k of it)
-  --format FORMAT      jsonl (default) or csv
-  --pairs              print the near-duplicate pairs ({"a", "b", "distance"}) instead of clusters
-  --all                also print documents without near-duplicates (clusters of one)
-  --summary            print a readable summary (counts, largest clusters, time) instead
-  --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
-  --threads 1|2        join on two threads (default 1)
-
-${INPUT_HELP}
-  -h, --help           this help`,
-  hash: `Usage: ${NAME} hash [options] [inputs]
-
-Prints one fingerprint per document: "HEX<tab>NAME" lines, or JSON Lines {"id", "fingerprint"} with --format jsonl.
-
-  --format FORMAT      text (default) or jsonl
-
-${INPUT_HELP}
-  -h, --help           this help`,
-};
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  jsonl: { type: 'boolean' },
-  field: { type: 'string' },
-  'id-field': { type: 'string' },
-  lines: { type: 'boolean' },
-  strict: { type: 'boolean' },
-  bits: { type: 'string' },
-  tokenizer: { type: 'string' },
-  width: { type: 'string' },
-  preset: { type: 'string' },
-  format: { type: 'string' },
-} as const;
-
-const DEDUP_OPTIONS = {
-  ...OPTIONS,
-  k: { type: 'string' },
-  mode: { type: 'string' },
-  pairs: { type: 'boolean' },
-  all: { type: 'boolean' },
-  summary: { type: 'boolean' },
-  sample: { type: 'boolean' },
-  threads: { type: 'string' },
-  threshold: { type: 'string' },
-  'no-verify': { type: 'boolean' },
-} as const;
-
-interface Doc {
-  name: string;
-  text: string | Uint8Array;
-}
-
-interface ReadOptions {
-  jsonl: boolean;
-  field: string;
-  idField: string;
-  lines: boolean;
-  strict: boolean;
-}
-
-// ---- progress on stderr (a terminal only) ----
-
-class Progress {
-  private readonly enabled = process.stderr.isTTY === true;
-  private last = 0;
-  update(label: string, done: number, total: number): void {
-    if (!this.enabled) return;
-    const now = Date.now();
-    if (now - this.last < 100 && done < total) return;
-    this.last = now;
-    const width = 30;
-    const filled = total > 0 ? Math.round((done / total) * width) : width;
-    const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
-    process.stderr.write(
-      `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${label} ${done}/${total}\x1b[K`,
-    );
-  }
-  done(): void {
-    if (this.enabled) process.stderr.write('\r\x1b[K');
-  }
-}
-
-// ---- input ----
-
-class Reporter {
-  skipped = 0;
-  constructor(private readonly strict: boolean) {}
-  /** A bad input: fatal under --strict, else reported and skipped. */
-  bad(message: string): void {
-    if (this.strict) throw new InputError(message);
-    this.skipped++;
-    process.stderr.write(`${NAME}: skipped ${message}\n`);
-  }
-}
-
-function listFiles(input: string, report: Reporter, out: string[]): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(input);
-  } catch (error) {
-    report.bad(`${input}: cannot read (${errorCode(error)})`);
-    return;
-  }
-  if (!stat.isDirectory()) {
-    out.push(input);
-    return;
-  }
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(input).sort();
-  } catch (error) {
-    report.bad(`${input}: cannot read directory (${errorCode(error)})`);
-    return;
-  }
-  for (const name of entries) listFiles(path.join(input, name), report, out);
-}
-
-function errorCode(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e.code ?? e.message ?? String(error);
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: false });
-
-function parseJsonl(bytes: Uint8Array, source: string, o: ReadOptions, report: Reporter, docs: Doc[]): void {
-  const lines = decoder.decode(bytes).split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${source}:${i + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      report.bad(`${where}: invalid JSON (${(error as Error).message})`);
-      return;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      report.bad(`${where}: not a JSON object`);
-      return;
-    }
-    const record = value as Record<string, unknown>;
-    const text = record[o.field];
-    if (typeof text !== 'string') {
-      report.bad(`${where}: field ${JSON.stringify(o.field)} is ${text === undefined ? 'missing' : 'not a string'}`);
-      return;
-    }
-    const id = record[o.idField];
-    docs.push({ name: typeof id === 'string' || typeof id === 'number' ? String(id) : where, text });
-  });
-}
-
-function addDocuments(bytes: Uint8Array, source: string, o: ReadOptions, report: Reporter, docs: Doc[]): void {
-  if (o.jsonl) parseJsonl(bytes, source, o, report, docs);
-  else if (o.lines) {
-    decoder
-      .decode(bytes)
-      .split('\n')
-      .forEach((line, i) => {
-        if (line.trim() !== '') docs.push({ name: `${source}:${i + 1}`, text: line });
-      });
-  } else docs.push({ name: source, text: bytes });
-}
-
-function readInputs(
-  inputs: string[],
-  o: ReadOptions,
-  report: Reporter,
-  progress: Progress,
-): { docs: Doc[]; bytes: number } {
-  const docs: Doc[] = [];
-  let bytes = 0;
-  if (inputs.length === 0) {
-    // Waiting on a terminal for documents nobody is typing would look like a hang.
-    if (process.stdin.isTTY)
-      throw new UsageError('no input: give files or directories, or pipe documents into standard input');
-    inputs = ['-'];
-  }
-  const files: string[] = [];
-  for (const input of inputs) {
-    if (input === '-') files.push('-');
-    else listFiles(input, report, files);
-  }
-  files.forEach((file, i) => {
-    progress.update('reading', i, files.length);
-    let data: Uint8Array;
-    try {
-      data = fs.readFileSync(file === '-' ? 0 : file);
-    } catch (error) {
-      report.bad(`${file === '-' ? 'standard input' : file}: cannot read (${errorCode(error)})`);
-      return;
-    }
-    bytes += data.length;
-    addDocuments(data, file, o, report, docs);
-  });
-  progress.update('reading', files.length, files.length);
-  return { docs, bytes };
-}
-
-// ---- options ----
-
-function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return Number(value);
-}
-
-function choice<T extends string>(value: string | undefined, name: string, allowed: readonly T[], fallback: T): T {
-  if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  }
-  return value as T;
-}
-
-type Values = { [key: string]: string | boolean | undefined };
-
-function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
-  const bits = choice(v.bits as string | undefined, 'bits', ['64', '128'], '64') === '128' ? 128 : 64;
-  const o: SimHashOptions & { bits: 64 | 128 } = { bits };
-  if (v.tokenizer !== undefined)
-    o.tokenizer = choice(
-      v.tokenizer as string,
-      'tokenizer',
-      ['whitespace', 'words', 'shingles', 'ngrams', 'segmenter'] as TokenizerName[],
-      'shingles',
-    );
-  if (v.preset !== undefined)
-    o.preset = choice(v.preset as string, 'preset', ['default', 'java'] as Preset[], 'default');
-  if (v.width !== undefined) o.width = intOption(v.width as string, 'width', 3, 1, 64);
-  return o;
-}
-
-function readOptions(v: Values): ReadOptions {
-  if (v.field !== undefined && !v.jsonl) throw new UsageError('--field needs --jsonl');
-  if (v['id-field'] !== undefined && !v.jsonl) throw new UsageError('--id-field needs --jsonl');
-  if (v.lines && v.jsonl) throw new UsageError('--lines and --jsonl cannot be combined');
-  return {
-    jsonl: v.jsonl === true,
-    field: (v.field as string | undefined) ?? 'text',
-    idField: (v['id-field'] as string | undefined) ?? 'id',
-    lines: v.lines === true,
-    strict: v.strict === true,
-  };
-}
-
 function hashAll(
   docs: Doc[],
   options: SimHashOptions & { bits: Bits },
   progress: Progress,
 ): { fps: BigUint64Array; featureCounts: Float64Array } {
-  // Batches of about 4 MB: one WebAssembly call each, and a progress update between them.
-  let hasher: SimHasher;
-  try {
-    hasher = createSimHasher(options);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  // Batches of about 4 MB: one WebAssembly call each, and a progress update between them. The options were
+  // checked by hashOptions.
+  const hasher = createSimHasher(options);
   const words = options.bits === 128 ? 2 : 1;
   const fps = new BigUint64Array(docs.length * words);
   const featureCounts = new Float64Array(docs.length);
@@ -337,31 +59,6 @@ function hashAll(
     progress.update('hashing', start, docs.length);
   }
   return { fps, featureCounts };
-}
-
-// ---- output ----
-
-/** The start of a document on one line, for the summary. */
-function snippet(text: string | Uint8Array): string {
-  const t = (typeof text === 'string' ? text : new TextDecoder().decode(text.subarray(0, 400)))
-    .replace(/\s+/g, ' ')
-    .trim();
-  return t.length > 90 ? `${t.slice(0, 90)}…` : t;
-}
-
-function csvField(s: string): string {
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-async function write(text: string): Promise<void> {
-  if (text === '') return;
-  await new Promise<void>((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
-  });
-}
-
-function ms(x: number): string {
-  return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`;
 }
 
 // ---- commands ----

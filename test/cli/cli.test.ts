@@ -87,6 +87,8 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
       [['dedup', '--format', 'xml'], /--format must be one of jsonl, csv/],
       [['dedup', '--field', 'body', 'x'], /--field needs --jsonl/],
       [['hash', '--bits', '32'], /--bits must be one of 64, 128/],
+      [['hash', '--preset', 'nope'], /preset must be 'default', 'java' or 'python-simhash', got "nope"/],
+      [['hash', '--preset', 'java', '--tokenizer', 'words'], /preset 'java' tokenizes on whitespace only/],
       [['dedup', '--sample', 'extra'], /give no inputs/],
     ];
     for (const [args, message] of cases) {
@@ -177,6 +179,25 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
       { id: '-:1', fingerprint: toHex(simhash('first line')) },
       { id: '-:3', fingerprint: toHex(simhash('second line')) },
     ]);
+  });
+
+  it("hash takes every preset, with the original implementations' values (../shared/vectors)", () => {
+    const first = (file: string) =>
+      JSON.parse(fs.readFileSync(path.join(root, '../shared/vectors', file), 'utf8').split('\n')[0]!) as {
+        bits: 64;
+        text: string;
+        fingerprint: string;
+      };
+    for (const [preset, file] of [
+      ['python-simhash', 'python-simhash.jsonl'],
+      ['java', 'seed-java.jsonl'],
+    ] as const) {
+      const v = first(file);
+      expect(v.bits).toBe(64);
+      const r = run(['hash', '--preset', preset], v.text);
+      expect(r.code, preset).toBe(0);
+      expect(r.stdout, preset).toBe(`${v.fingerprint}\t-\n`);
+    }
   });
 
   it('dedup reads JSON Lines from stdin', () => {

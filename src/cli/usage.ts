@@ -1,0 +1,150 @@
+// The command line's arguments: the help texts, the option specs for node:util parseArgs, and the parsers that
+// turn option values into library options. A bad argument is a UsageError (exit code 2).
+import type { Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
+import type { ReadOptions } from './inputs.js';
+
+export const NAME = 'simhash-wasm';
+
+export class UsageError extends Error {}
+
+const INPUT_HELP = `Inputs:
+  FILE ...             files to read; a directory is read recursively (files in name order)
+  -                    standard input (also the default when no input is given)
+  --jsonl              inputs are JSON Lines: one document per line
+  --field NAME         the JSON field holding the text (default "text")
+  --id-field NAME      the JSON field naming the document (default "id"; else FILE:LINE)
+  --lines              plain-text inputs hold one document per line
+  --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
+
+Fingerprints:
+  --bits 64|128        fingerprint width (default 64)
+  --tokenizer NAME     whitespace, words, shingles (default), ngrams or segmenter
+  --width N            words per shingle (default 3) or characters per n-gram (default 4)
+  --preset NAME        default (this library's spec), java or python-simhash (bit-exact with those
+                       implementations; see the README's Presets)`;
+
+export const HELP: Record<string, string> = {
+  main: `Usage: ${NAME} <command> [options] [inputs]
+
+Commands:
+  dedup    find near-duplicate documents and print their clusters
+  hash     print one fingerprint per document
+
+Run "${NAME} <command> --help" for a command's options.
+Exit codes: 0 success, 1 error, 2 usage.`,
+  dedup: `Usage: ${NAME} dedup [options] [inputs]
+
+Finds every pair of documents whose fingerprints differ in at most k bits and prints the clusters they form,
+one per line (JSON Lines: {"cluster", "size", "members"}) or as CSV (document,cluster,size).
+
+Dedup:
+  --k N                largest Hamming distance of candidate pairs (default 12 at 64 bits, 21 at 128;
+                       3 and 6 with --no-verify)
+  --threshold J        keep a candidate pair when its texts' word 3-shingle Jaccard is at least J
+                       (default 0.6)
+  --no-verify          keep every pair within k (plain SimHash, no check on the texts)
+  --mode MODE          connected (default: chains of near-duplicates form one cluster) or centre (each
+                       cluster is a centre and the documents within k of it)
+  --format FORMAT      jsonl (default) or csv
+  --pairs              print the near-duplicate pairs ({"a", "b", "distance"}) instead of clusters
+  --all                also print documents without near-duplicates (clusters of one)
+  --summary            print a readable summary (counts, largest clusters, time) instead
+  --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
+  --threads 1|2        join on two threads (default 1)
+
+${INPUT_HELP}
+  -h, --help           this help`,
+  hash: `Usage: ${NAME} hash [options] [inputs]
+
+Prints one fingerprint per document: "HEX<tab>NAME" lines, or JSON Lines {"id", "fingerprint"} with --format jsonl.
+
+  --format FORMAT      text (default) or jsonl
+
+${INPUT_HELP}
+  -h, --help           this help`,
+};
+
+export const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  jsonl: { type: 'boolean' },
+  field: { type: 'string' },
+  'id-field': { type: 'string' },
+  lines: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  bits: { type: 'string' },
+  tokenizer: { type: 'string' },
+  width: { type: 'string' },
+  preset: { type: 'string' },
+  format: { type: 'string' },
+} as const;
+
+export const DEDUP_OPTIONS = {
+  ...OPTIONS,
+  k: { type: 'string' },
+  mode: { type: 'string' },
+  pairs: { type: 'boolean' },
+  all: { type: 'boolean' },
+  summary: { type: 'boolean' },
+  sample: { type: 'boolean' },
+  threads: { type: 'string' },
+  threshold: { type: 'string' },
+  'no-verify': { type: 'boolean' },
+} as const;
+
+export function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+export function choice<T extends string>(
+  value: string | undefined,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+export type Values = { [key: string]: string | boolean | undefined };
+
+export function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
+  const bits = choice(v.bits as string | undefined, 'bits', ['64', '128'], '64') === '128' ? 128 : 64;
+  const o: SimHashOptions & { bits: 64 | 128 } = { bits };
+  if (v.tokenizer !== undefined)
+    o.tokenizer = choice(
+      v.tokenizer as string,
+      'tokenizer',
+      ['whitespace', 'words', 'shingles', 'ngrams', 'segmenter'] as TokenizerName[],
+      'shingles',
+    );
+  if (v.preset !== undefined) o.preset = v.preset as Preset;
+  if (v.width !== undefined) o.width = intOption(v.width as string, 'width', 3, 1, 64);
+  // The library knows the presets and what each allows: ask it now, before any input is read.
+  try {
+    createSimHasher(o);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return o;
+}
+
+export function readOptions(v: Values): ReadOptions {
+  if (v.field !== undefined && !v.jsonl) throw new UsageError('--field needs --jsonl');
+  if (v['id-field'] !== undefined && !v.jsonl) throw new UsageError('--id-field needs --jsonl');
+  if (v.lines && v.jsonl) throw new UsageError('--lines and --jsonl cannot be combined');
+  return {
+    jsonl: v.jsonl === true,
+    field: (v.field as string | undefined) ?? 'text',
+    idField: (v['id-field'] as string | undefined) ?? 'id',
+    lines: v.lines === true,
+    strict: v.strict === true,
+  };
+}
