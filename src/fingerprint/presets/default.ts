@@ -79,6 +79,29 @@ export function mapFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, nor
   return { index: doc, strings, weights };
 }
 
+/** A batch of texts laid out for a text kernel: the pointers it takes, and the longest text's length in units. */
+export interface TextBatch extends KernelOutput {
+  bytes: number;
+  offsets: number;
+  count: number;
+  longest: number;
+}
+
+/** Puts the offsets of texts already encoded into the work region and reserves the kernel's outputs after them. */
+export function layoutTexts(
+  rt: Runtime,
+  encoded: { ptr: number; offsets: Uint32Array; longest?: number },
+  bits: number,
+): TextBatch {
+  const n = encoded.offsets.length - 1;
+  const offsetsBytes = align16((n + 1) * 4);
+  const outBytes = n * (bits === 128 ? 16 : 8);
+  const work = regions(rt).work.reserve(offsetsBytes + outBytes + n * 8);
+  rt.heap.u32.set(encoded.offsets, work >>> 2);
+  const out = work + offsetsBytes;
+  return { bytes: encoded.ptr, offsets: work, count: n, longest: encoded.longest ?? 0, out, counts: out + outBytes };
+}
+
 /** A batch of feature documents laid out for a feature kernel: the pointers it takes, in its argument order. */
 export interface FeatureBatch {
   bytes: number;
@@ -147,19 +170,21 @@ export const defaultPreset: PresetDefinition = {
   mapFeatures,
 
   runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
-    const r = regions(rt);
-    const n = texts.length;
-    const encoded = encodeTexts(rt.heap, r.text, texts);
-    const offsetsBytes = align16((n + 1) * 4);
-    const outBytes = n * (plan.bits === 128 ? 16 : 8);
-    const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
-    const out = work + offsetsBytes;
-    const counts = out + outBytes;
+    const b = layoutTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts), plan.bits);
     // The word tokenizers fold case into scratch: up to twice the longest document's bytes.
-    const scratch = plan.mode > 0 ? r.scratch.reserve(2 * encoded.longest + 64) : 0;
-    rt.heap.u32.set(encoded.offsets, work >>> 2);
-    kernels(rt).fingerprintTexts(encoded.ptr, work, n, plan.mode, plan.width, plan.bits, scratch, out, counts);
-    return { out, counts };
+    const scratch = plan.mode > 0 ? regions(rt).scratch.reserve(2 * b.longest + 64) : 0;
+    kernels(rt).fingerprintTexts(
+      b.bytes,
+      b.offsets,
+      b.count,
+      plan.mode,
+      plan.width,
+      plan.bits,
+      scratch,
+      b.out,
+      b.counts,
+    );
+    return b;
   },
 
   runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {

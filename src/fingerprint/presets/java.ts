@@ -3,10 +3,10 @@
 // multiply-by-1000003 string hash over UTF-16 code units, so strings go to assembly/presets/java.ts as code
 // units; ties set the bit and an empty document is all ones. Feature lists follow the default preset's rules.
 import { show } from '../../errors.js';
-import { align16, encodeUtf16, regions } from '../../runtime/marshal.js';
+import { encodeUtf16, regions } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan, TokenizerFunction, TokenizerName } from '../options.js';
-import { collectFeatures, layoutFeatures, mapFeatures } from './default.js';
+import { collectFeatures, layoutFeatures, layoutTexts, mapFeatures } from './default.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface JavaKernels {
@@ -40,17 +40,9 @@ export const javaPreset: PresetDefinition = {
   mapFeatures,
 
   runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
-    const r = regions(rt);
-    const n = texts.length;
-    const encoded = encodeUtf16(rt.heap, r.text, texts as readonly string[]);
-    const offsetsBytes = align16((n + 1) * 4);
-    const outBytes = n * (plan.bits === 128 ? 16 : 8);
-    const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
-    const out = work + offsetsBytes;
-    const counts = out + outBytes;
-    rt.heap.u32.set(encoded.offsets, work >>> 2);
-    kernels(rt).javaTexts(encoded.ptr, work, n, plan.bits, out, counts);
-    return { out, counts };
+    const b = layoutTexts(rt, encodeUtf16(rt.heap, regions(rt).text, texts as readonly string[]), plan.bits);
+    kernels(rt).javaTexts(b.bytes, b.offsets, b.count, plan.bits, b.out, b.counts);
+    return b;
   },
 
   runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {

@@ -15,7 +15,7 @@ import { show } from '../../errors.js';
 import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan, SimHashOptions } from '../options.js';
-import { checkWeight } from './default.js';
+import { checkWeight, layoutTexts } from './default.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface PythonKernels {
@@ -189,18 +189,9 @@ function kernels(rt: Runtime): PythonKernels {
 
 /** Fingerprints of texts (already normalized if asked): one WebAssembly call for the batch. */
 export function runPythonTexts(rt: Runtime, texts: readonly string[], bits: number): KernelOutput {
-  const r = regions(rt);
-  const n = texts.length;
-  const contents = texts.map(pythonContent);
-  const encoded = encodeTexts(rt.heap, r.text, contents);
-  const offsetsBytes = align16((n + 1) * 4);
-  const outBytes = n * (bits === 128 ? 16 : 8);
-  const work = r.work.reserve(offsetsBytes + outBytes + n * 8);
-  const out = work + offsetsBytes;
-  const counts = out + outBytes;
-  rt.heap.u32.set(encoded.offsets, work >>> 2);
-  kernels(rt).pythonTexts(encoded.ptr, work, n, bits, out, counts);
-  return { out, counts };
+  const b = layoutTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts.map(pythonContent)), bits);
+  kernels(rt).pythonTexts(b.bytes, b.offsets, b.count, bits, b.out, b.counts);
+  return b;
 }
 
 /** Fingerprints of feature documents from collectPythonFeatures / mapPythonFeatures: one call for the batch. */
