@@ -1,7 +1,7 @@
 // Every pair of fingerprints within Hamming distance maxK. The evaluation needs the distance of each reported pair
 // (to sweep k). Small corpora and 32-bit fingerprints: all pairs compared here (O(n²) popcounts, the reference);
-// larger corpora at 64/128 bits: the library's own join (findNearDuplicates in src/dedup/dedup.ts), which gives the same
-// pairs (checked in test/eval/eval.test.ts) about ten times faster.
+// larger corpora at 64/128 bits: the library's own join (findNearDuplicates in src/dedup/dedup.ts), which gives the
+// same pairs (checked in test/eval/eval.test.ts) about ten times faster.
 import { findNearDuplicates } from '../dedup/dedup.js';
 
 export interface HammingPairs {

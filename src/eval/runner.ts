@@ -23,7 +23,8 @@ export interface EvalConfig {
   normalize?: Normalization | false;
   /**
    * 'tf': the library's built-in tokenizer, one unit per occurrence. The others pass word shingles from
-   * src/dedup/shingle-jaccard.ts as weighted features: 'binary' each distinct shingle once, 'log' weight 1 + ln(occurrences).
+   * src/dedup/shingle-jaccard.ts as weighted features: 'binary' each distinct shingle once, 'log' weight
+   * 1 + ln(occurrences).
    */
   weighting?: 'tf' | 'binary' | 'log';
   /**

@@ -200,7 +200,10 @@ export function simhashOfHashes(hashes: BigUint64Array, options: HashesOptions =
   return words === 2 ? (u64[(out >>> 3) + 1]! << 64n) | u64[out >>> 3]! : u64[out >>> 3]!;
 }
 
-/** The default spec's hash of one feature: XXH3-64 of its UTF-8 bytes (seed 0; 128 bits: seed 1 gives the high word). */
+/**
+ * The default spec's hash of one feature: XXH3-64 of its UTF-8 bytes (seed 0; at 128 bits, seed 1 gives the high
+ * word).
+ */
 export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigint {
   checkBits(bits);
   if (typeof feature !== 'string' && !(feature instanceof Uint8Array)) {

@@ -79,7 +79,7 @@ export function mapFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, nor
   return { index: doc, strings, weights };
 }
 
-/** A batch of texts laid out for a text kernel: the pointers it takes, and the longest text in bytes (0 if unmeasured). */
+/** A batch of texts laid out for a text kernel: its pointers, and the longest text in bytes (0 if unmeasured). */
 export interface TextBatch extends KernelOutput {
   bytes: number;
   offsets: number;
