@@ -101,7 +101,7 @@ const rate = (items: number, t: Timing, unit: string): string =>
 const ratio = (fast: Timing, slow: Timing): string => `${(slow.median / fast.median).toFixed(1)}×`;
 
 export async function run(): Promise<BenchRow[]> {
-  // Under bench/index.ts the module is already loaded; alone, SIMHASH_BUILD picks the build.
+  // Under bench/run.ts the module is already loaded; alone, SIMHASH_BUILD picks the build.
   if (loadedBuild() === undefined) await init(process.env.SIMHASH_BUILD === 'scalar' ? { build: 'scalar' } : {});
   const build = loadedBuild();
   const rows: BenchRow[] = [];
