@@ -20,17 +20,20 @@ interface DefaultKernels {
     out: number,
     counts: number,
   ): void;
-  fingerprintFeatures(
-    bytes: number,
-    featOffsets: number,
-    docOffsets: number,
-    count: number,
-    weights: number,
-    bits: number,
-    out: number,
-    counts: number,
-  ): void;
+  fingerprintFeatures: FeatureKernel;
 }
+
+/** The signature of the feature kernels: the fields of a FeatureBatch, then the width and the outputs. */
+export type FeatureKernel = (
+  bytes: number,
+  featOffsets: number,
+  docOffsets: number,
+  count: number,
+  weights: number,
+  bits: number,
+  out: number,
+  counts: number,
+) => void;
 
 export function checkWeight(weight: unknown, feature: string, doc: number): number {
   if (typeof weight !== 'number') {

@@ -6,21 +6,12 @@ import { show } from '../../errors.js';
 import { encodeUtf16, regions } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan, TokenizerFunction, TokenizerName } from '../options.js';
-import { collectFeatures, layoutFeatures, layoutTexts, mapFeatures } from './default.js';
+import { collectFeatures, type FeatureKernel, layoutFeatures, layoutTexts, mapFeatures } from './default.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface JavaKernels {
   javaTexts(text: number, offsets: number, count: number, bits: number, out: number, counts: number): void;
-  javaFeatures(
-    text: number,
-    featOffsets: number,
-    docOffsets: number,
-    count: number,
-    weights: number,
-    bits: number,
-    out: number,
-    counts: number,
-  ): void;
+  javaFeatures: FeatureKernel;
 }
 
 function kernels(rt: Runtime): JavaKernels {
