@@ -16,20 +16,15 @@ import {
   type HammingBits,
 } from '../../src/index.js';
 import { wasm } from '../../src/runtime/wasm.js';
+import { rng } from '../reference.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Seeded data
 
-/** mulberry32: a small seeded PRNG, enough for test data. */
+/** 32-bit unsigned draws from the shared seeded PRNG (test/reference.ts): the same mulberry32 stream. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
+  const next = rng(seed);
+  return () => next() * 4294967296;
 }
 
 function randomBig(rand: () => number, bits: HammingBits): bigint {
