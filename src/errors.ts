@@ -9,3 +9,19 @@ export function show(value: unknown): string {
   if (value !== null && typeof value === 'object') return `an object (${value.constructor?.name ?? 'null prototype'})`;
   return String(value);
 }
+
+/** The error for any object used after its free(): one TypeError, naming the object, across the API. */
+export function freedError(what: string): TypeError {
+  return new TypeError(`${what} was used after free(); create a new one`);
+}
+
+/** Throws the library's TypeError when `view`'s buffer was detached (transferred, or a memory that grew). */
+export function checkAttached(view: ArrayBufferView, name: string): void {
+  // A detached buffer reads as length 0; Node 20 lacks ArrayBuffer.prototype.detached, so construct to tell.
+  if (view.byteLength !== 0 || view.buffer.byteLength !== 0) return;
+  try {
+    new Uint8Array(view.buffer);
+  } catch {
+    throw new TypeError(`${name} is a view of a detached ArrayBuffer (transferred or resized away)`);
+  }
+}

@@ -17,6 +17,11 @@ export class Heap {
   private _u32!: Uint32Array;
   private _f64!: Float64Array;
   private _u64!: BigUint64Array;
+  /**
+   * Largest end of the allocated area, in bytes. Tests lower it to inject an out-of-memory failure at any
+   * allocation point (see test/runtime/heap-limit.ts); users never need it.
+   */
+  limit = MAX_BYTES;
 
   constructor(memory: WebAssembly.Memory, base: number) {
     this.memory = memory;
@@ -55,6 +60,11 @@ export class Heap {
     return this._u64;
   }
 
+  /** End of the allocated area: the most linear memory that live blocks and free gaps span. */
+  get highWater(): number {
+    return this.top;
+  }
+
   /** Bytes of linear memory now (it never shrinks). */
   get byteLength(): number {
     return this.memory.buffer.byteLength;
@@ -76,8 +86,12 @@ export class Heap {
     const last = this.free[this.free.length - 1];
     if (last && last[0] + last[1] === this.top) start = last[0];
     const end = start + size;
-    if (end > MAX_BYTES) {
-      throw new RangeError(`cannot allocate ${bytes} bytes: WebAssembly memory is limited to 4 GiB`);
+    if (end > this.limit) {
+      throw new RangeError(
+        this.limit === MAX_BYTES
+          ? `cannot allocate ${bytes} bytes: WebAssembly memory is limited to 4 GiB`
+          : `cannot allocate ${bytes} bytes: WebAssembly memory is limited to ${this.limit} bytes (test limit)`,
+      );
     }
     if (end > this.memory.buffer.byteLength) {
       const pages = Math.ceil((end - this.memory.buffer.byteLength) / PAGE);
