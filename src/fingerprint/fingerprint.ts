@@ -1,7 +1,7 @@
 // The fingerprint API: simhash, simhashMany, createSimHasher and friends. Inputs are classified and validated
 // here; the plan's preset (presets/) reads feature lists, marshals each batch and runs its kernel, one
 // WebAssembly call per batch and kind of input.
-import { show } from '../errors.js';
+import { checkAttached, show } from '../errors.js';
 import { align16, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
@@ -45,6 +45,75 @@ function kernels(rt: Runtime): FingerprintKernels {
 
 const decoder = new TextDecoder();
 
+/**
+ * Bytes one kernel call takes at most (UTF-8 text, or feature strings), estimated at 3 bytes per UTF-16 unit:
+ * larger batches go through in pieces. This keeps every encodeInto target far below 2^31 bytes (Node 20's
+ * encodeInto writes nothing into a larger view) and WebAssembly memory bounded whatever the batch's size.
+ */
+export const CHUNK_BYTES = 64 << 20;
+
+/**
+ * The largest single document, in UTF-8 bytes (or feature bytes): the text, plus the word tokenizers' scratch of
+ * twice its size, must fit in WebAssembly's 4 GiB beside everything else the module holds.
+ */
+export const MAX_DOCUMENT_BYTES = 1 << 30;
+
+/** Exact UTF-8 length of a string (lone surrogates count 3, as encodeInto writes U+FFFD). */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+/** A text's size in bytes for chunking: exact for bytes, 3 per unit for strings (exact only when that matters). */
+function textBytes(text: string | Uint8Array, position: string): number {
+  if (typeof text !== 'string') return text.byteLength;
+  const estimate = text.length * 3;
+  if (estimate <= MAX_DOCUMENT_BYTES) return estimate;
+  const bytes = utf8Length(text);
+  if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(position, bytes, 'bytes of UTF-8');
+  return bytes;
+}
+
+function tooLarge(position: string, bytes: number, what: string): RangeError {
+  return new RangeError(
+    `${position} has ${bytes} ${what}; one document may have at most ${MAX_DOCUMENT_BYTES} (1 GiB), so that it and ` +
+      'its tokenizer scratch fit in WebAssembly memory (4 GiB)',
+  );
+}
+
+/** The feature bytes a document sends to WebAssembly: its strings at 3 bytes per unit, offsets and weights. */
+function featureBytes(doc: FeatureDoc): number {
+  let units = 0;
+  for (const s of doc.strings) units += s.length;
+  return units * 3 + doc.strings.length * (doc.weights ? 12 : 4);
+}
+
+/** Splits positions 0..sizes.length-1 into consecutive runs of at most CHUNK_BYTES (a larger item goes alone). */
+function chunks(sizes: readonly number[]): Array<[start: number, end: number]> {
+  const runs: Array<[number, number]> = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    if (i > start && bytes + sizes[i]! > CHUNK_BYTES) {
+      runs.push([start, i]);
+      start = i;
+      bytes = 0;
+    }
+    bytes += sizes[i]!;
+  }
+  if (start < sizes.length) runs.push([start, sizes.length]);
+  return runs;
+}
+
 class Hasher implements SimHasher {
   readonly options: Plan;
   private readonly preset: PresetDefinition;
@@ -82,7 +151,16 @@ class Hasher implements SimHasher {
     const n = inputs.length;
     const texts: Array<string | Uint8Array> = [];
     const textIndex: number[] = [];
+    const textSizes: number[] = [];
     const featureDocs: FeatureDoc[] = [];
+    const featureSizes: number[] = [];
+    const position = (i: number): string => (n === 1 && what === 'input' ? what : `${what} ${i}`);
+    const addFeatures = (doc: FeatureDoc): void => {
+      const bytes = featureBytes(doc);
+      if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(position(doc.index), bytes, 'bytes of features');
+      featureDocs.push(doc);
+      featureSizes.push(bytes);
+    };
     // Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings.
     const asString = plan.mode < 0 || plan.normalize !== false || preset.textsAsStrings;
     // Classify and validate everything before any of it reaches WebAssembly.
@@ -90,32 +168,45 @@ class Hasher implements SimHasher {
       const input = inputs[i];
       if (typeof input === 'string' || input instanceof Uint8Array) {
         let text: string | Uint8Array = input;
+        if (typeof text !== 'string') {
+          checkAttached(text, position(i));
+          if (text.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(position(i), text.byteLength, 'bytes');
+        }
         if (asString && typeof text !== 'string') text = decoder.decode(text);
         if (plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
         if (plan.mode < 0) {
-          featureDocs.push(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
+          addFeatures(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
         } else {
+          textSizes.push(textBytes(text, position(i)));
           texts.push(text);
           textIndex.push(i);
         }
       } else if (Array.isArray(input)) {
-        featureDocs.push(preset.collectFeatures(input, i, plan.normalize));
+        addFeatures(preset.collectFeatures(input, i, plan.normalize));
       } else if (input instanceof Map) {
-        featureDocs.push(preset.mapFeatures(input, i, plan.normalize));
+        addFeatures(preset.mapFeatures(input, i, plan.normalize));
       } else {
         throw new TypeError(
-          `${what}${n === 1 && what === 'input' ? '' : ' ' + i} must be a string, a Uint8Array, an array of features or a Map, got ${show(input)}`,
+          `${position(i)} must be a string, a Uint8Array, an array of features or a Map, got ${show(input)}`,
         );
       }
     }
     const fingerprints = new BigUint64Array(n * this.words);
     const featureCounts = new Float64Array(n);
-    if (texts.length > 0) {
-      this.collect(rt, preset.runTexts(rt, texts, plan), textIndex, fingerprints, featureCounts);
+    for (const [start, end] of chunks(textSizes)) {
+      const output = preset.runTexts(rt, texts.slice(start, end), plan);
+      this.collect(rt, output, textIndex.slice(start, end), fingerprints, featureCounts);
     }
-    if (featureDocs.length > 0) {
-      const index = featureDocs.map((d) => d.index);
-      this.collect(rt, preset.runFeatures(rt, featureDocs, plan), index, fingerprints, featureCounts);
+    for (const [start, end] of chunks(featureSizes)) {
+      const docs = featureDocs.slice(start, end);
+      const output = preset.runFeatures(rt, docs, plan);
+      this.collect(
+        rt,
+        output,
+        docs.map((d) => d.index),
+        fingerprints,
+        featureCounts,
+      );
     }
     return { fingerprints, featureCounts };
   }
@@ -128,9 +219,11 @@ class Hasher implements SimHasher {
     const f64 = rt.heap.f64;
     const o = output.out >>> 3;
     const c = output.counts >>> 3;
-    if (n === fps.length / words && index[n - 1] === n - 1) {
-      fps.set(u64.subarray(o, o + n * words));
-      counts.set(f64.subarray(c, c + n));
+    const first = index[0]!;
+    if (index[n - 1] === first + n - 1) {
+      // Consecutive positions (every batch of one kind of input): two block copies.
+      fps.set(u64.subarray(o, o + n * words), first * words);
+      counts.set(f64.subarray(c, c + n), first);
       return;
     }
     for (let i = 0; i < n; i++) {
