@@ -6,7 +6,7 @@
 // scan it, next), so a one-shot call over 10^7 fingerprints needs a fixed 256-512 KiB, not an 80 MB copy.
 // The joins need all of both arrays at once: they copy them into blocks released when the call returns.
 import { Region, type Heap } from '../runtime/heap.js';
-import { show } from '../errors.js';
+import { checkAttached, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 
 /** Fingerprint width for the batch functions: 64 (one u64 each) or 128 (two u64 each, low word first). */
@@ -112,6 +112,7 @@ function checkWidth(bits: unknown): HammingBits {
 function checkArray(fps: unknown, bits: HammingBits, name: string): BigUint64Array {
   if (!(fps instanceof BigUint64Array))
     throw new TypeError(`${name} must be a BigUint64Array or a FingerprintSet, got ${show(fps)}`);
+  checkAttached(fps, name);
   if (bits === 128 && fps.length % 2 !== 0) {
     throw new RangeError(`${name} holds 128-bit fingerprints (two words each) but has an odd length, ${fps.length}`);
   }
@@ -690,8 +691,7 @@ export class FingerprintSet {
 
   /** @internal The set's address and size; throws when it has been freed. */
   live(): { bits: HammingBits; count: number; address: number; block: Block } {
-    if (this.block === null)
-      throw new TypeError(`this FingerprintSet (${this.bits}-bit, ${this.count} fingerprints) has been freed`);
+    if (this.block === null) throw freedError(`this FingerprintSet (${this.bits}-bit, ${this.count} fingerprints)`);
     return { bits: this.bits, count: this.count, address: this.block.ptr, block: this.block };
   }
 
