@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { createSimHasher } from '../../src/index.js';
-import { loadReference, referenceFeatureHash, referenceReduce } from '../reference.js';
+import { loadReference, referenceFeatureHash, referenceReduce, wordList } from '../reference.js';
 import {
   CODE_POINTS,
   type CharClass,
@@ -199,6 +199,26 @@ describe(`Unicode tables (Unicode ${TABLES_VERSION}) against the Unicode Charact
         mismatches.push(hex(cp));
     }
     expectNone(mismatches, 'ASCII characters differ');
+  });
+
+  it(`the plain reference (test/reference.ts: V8's Unicode ${process.versions.unicode}) agrees with the UCD on every code point the UCD assigns`, () => {
+    // The reference's classes come from V8's regular expressions, like the generator's: checked here against the
+    // UCD so that the property tests comparing the kernels with it rest on an independent source too.
+    const mismatches: string[] = [];
+    for (let cp = 0; cp < CODE_POINTS; cp++) {
+      if (isSurrogate(cp) || ucd.category(cp) === 'Cn') continue;
+      const c = String.fromCodePoint(cp);
+      const folded = String.fromCodePoint(specFold(ucd, cp));
+      const cls = specClass(ucd, cp);
+      const expected = cls === SEPARATOR ? [] : cls === WORD ? [[folded, folded]] : [[folded], [folded]];
+      const got = wordList(c + c, true);
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        mismatches.push(
+          `${hex(cp)} ${ucd.category(cp)} ${ucd.script(cp)}: ${JSON.stringify(got)}, UCD ${JSON.stringify(expected)}`,
+        );
+      }
+    }
+    expectNone(mismatches, `code points differ between V8 (Unicode ${process.versions.unicode}) and the UCD`);
   });
 
   it('the code points newer than the installed UCD are unassigned there, and listed exactly', () => {
