@@ -5,10 +5,15 @@
 //
 // Never run by the tests. The 'segmenter' tokenizer is left out: its words come from the runtime's ICU data,
 // which is not part of the spec. Presets that reproduce other implementations have their own vectors.
+// Every value is also computed by the plain reference (test/reference.ts); the file is written only if all agree
+// (test/fingerprint/golden.test.ts checks that again on every run).
 import fs from 'node:fs';
 import { init, simhash, featureHash, toHex, SPEC_ID } from '../src/index.ts';
+import { loadReference, referenceFeatureHash, referenceFingerprint } from '../test/reference.ts';
 
 await init({ build: 'scalar' });
+await loadReference();
+const disagreements = [];
 
 /** A deterministic long text in several scripts (a linear congruential generator, no Math.random). */
 function longText() {
@@ -146,7 +151,10 @@ function results(input, optionsList) {
   for (const options of optionsList) {
     for (const bits of BITS) {
       const o = { ...options, bits };
-      out.push({ options: o, fingerprint: toHex(simhash(input, o), bits) });
+      const fingerprint = toHex(simhash(input, o), bits);
+      const reference = toHex(referenceFingerprint(input, o), bits);
+      if (fingerprint !== reference) disagreements.push(`${JSON.stringify(o)}: ${fingerprint}, reference ${reference}`);
+      out.push({ options: o, fingerprint });
     }
   }
   return out;
@@ -171,10 +179,22 @@ for (const [name, features] of FEATURES)
 for (const [name, entries] of MAPS)
   lines.push({ kind: 'map', name, entries, results: results(new Map(entries), [{}]) });
 for (const feature of ['', 'a', 'simhash', '中文', '😀', 'x'.repeat(100)]) {
-  const hashes = BITS.map((bits) => ({ bits, hash: toHex(featureHash(feature, bits), bits) }));
+  const hashes = BITS.map((bits) => {
+    const hash = toHex(featureHash(feature, bits), bits);
+    const ref = referenceFeatureHash(new TextEncoder().encode(feature), bits === 128 ? 128 : 64);
+    const reference = toHex(bits === 32 ? ref & 0xffffffffn : ref, bits);
+    if (hash !== reference)
+      disagreements.push(`featureHash ${JSON.stringify(feature)} ${bits}: ${hash}, reference ${reference}`);
+    return { bits, hash };
+  });
   lines.push({ kind: 'featureHash', feature, hashes });
 }
 
+if (disagreements.length > 0) {
+  console.error(`not written: ${disagreements.length} values differ from test/reference.ts, e.g.`);
+  for (const d of disagreements.slice(0, 20)) console.error(`  ${d}`);
+  process.exit(1);
+}
 const file = new URL('../test/vectors/golden.jsonl', import.meta.url);
 fs.mkdirSync(new URL('.', file), { recursive: true });
 fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

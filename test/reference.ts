@@ -2,6 +2,7 @@
 // clarity, not speed: the WebAssembly kernels are checked against it. The feature hash comes from hash-wasm,
 // an independent XXH3 implementation.
 import { createXXHash3, type IHasher } from 'hash-wasm';
+import { decodeUtf8ToString } from './utf8.js';
 
 export type Bits = 32 | 64 | 128;
 export type Mode = 'whitespace' | 'words' | 'shingles' | 'ngrams';
@@ -30,8 +31,11 @@ export function referenceFeatureHash(bytes: Uint8Array, bits: Bits): bigint {
 const utf8 = new TextEncoder();
 const SPLIT = new Set([0x20, 0x09, 0x0a, 0x0c, 0x0d]);
 
-export function whitespaceFeatures(text: string): Uint8Array[] {
-  const bytes = utf8.encode(text);
+/** Text is a string or its UTF-8 bytes (kept as given: whitespace tokens of invalid UTF-8 are its raw bytes). */
+export type RefInput = string | Uint8Array;
+
+export function whitespaceFeatures(input: RefInput): Uint8Array[] {
+  const bytes = typeof input === 'string' ? utf8.encode(input) : input;
   const out: Uint8Array[] = [];
   let start = -1;
   for (let i = 0; i <= bytes.length; i++) {
@@ -115,10 +119,11 @@ export function ngramFeatures(text: string, width: number): Uint8Array[] {
   return out;
 }
 
-export function referenceFeatures(text: string, mode: Mode, width: number): Uint8Array[] {
+export function referenceFeatures(input: RefInput, mode: Mode, width: number): Uint8Array[] {
+  if (mode === 'whitespace') return whitespaceFeatures(input);
+  // Bytes are decoded with the WHATWG decoder: every ill-formed sequence becomes U+FFFD, a separator.
+  const text = typeof input === 'string' ? input : decodeUtf8ToString(input);
   switch (mode) {
-    case 'whitespace':
-      return whitespaceFeatures(text);
     case 'words':
       return wordFeatures(text);
     case 'shingles':
@@ -149,12 +154,12 @@ export function referenceReduce(
 }
 
 export function referenceSimhash(
-  text: string,
+  input: RefInput,
   mode: Mode,
   width: number,
   bits: Bits,
 ): { fingerprint: bigint; featureCount: number } {
-  const features = referenceFeatures(text, mode, width);
+  const features = referenceFeatures(input, mode, width);
   const hashes = features.map((f) => referenceFeatureHash(f, bits === 128 ? 128 : 64));
   return { fingerprint: referenceReduce(hashes, null, bits), featureCount: features.length };
 }
@@ -171,6 +176,38 @@ export function referenceSimhashFeatures(
     weights.push(w);
   }
   return referenceReduce(hashes, weights, bits);
+}
+
+export interface RefOptions {
+  bits: Bits;
+  tokenizer?: Mode;
+  width?: number;
+  normalize?: 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
+}
+export type RefDocument = RefInput | ReadonlyArray<string | readonly [string, number]> | ReadonlyMap<string, number>;
+
+/** The default spec's fingerprint of any input under the spec's options (defaults: shingles of 3, n-grams of 4). */
+export function referenceFingerprint(input: RefDocument, options: RefOptions): bigint {
+  for (const key of Object.keys(options)) {
+    if (!['bits', 'tokenizer', 'width', 'normalize'].includes(key)) throw new Error(`reference: no option ${key}`);
+  }
+  const { bits, normalize } = options;
+  if (input instanceof Map) input = [...input];
+  if (Array.isArray(input)) {
+    const features = input as ReadonlyArray<string | readonly [string, number]>;
+    if (!normalize) return referenceSimhashFeatures(features, bits);
+    return referenceSimhashFeatures(
+      features.map((f) =>
+        typeof f === 'string' ? f.normalize(normalize) : ([f[0].normalize(normalize), f[1]] as const),
+      ),
+      bits,
+    );
+  }
+  let text = input as RefInput;
+  if (normalize) text = (typeof text === 'string' ? text : decodeUtf8ToString(text)).normalize(normalize);
+  const mode = options.tokenizer ?? 'shingles';
+  const width = options.width ?? (mode === 'shingles' ? 3 : mode === 'ngrams' ? 4 : 0);
+  return referenceSimhash(text, mode, width, bits).fingerprint;
 }
 
 /** xorshift32 as floats in [0, 1): the seeded generator of the index tests. */
@@ -227,6 +264,10 @@ const PIECES = [
   '日本語の文章',
   'カタカナ',
   'ภาษาไทย',
+  'ພາສາລາວ',
+  'ភាសាខ្មែរ',
+  'မြန်မာစာ',
+  '東京タワーとsimhash',
   '한국어',
   'العربية',
   'हिन्दी',

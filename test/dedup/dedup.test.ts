@@ -314,14 +314,16 @@ describe('dedup', () => {
   ];
 
   it('finds duplicates, clusters them under the first document, and reports timings', () => {
-    const r = dedup(texts, { k: 10 });
+    // The edited copy (3) is 12 bits from the original: k = 12 is the boundary that must find it.
+    const r = dedup(texts, { k: 12 });
     expect(r.fingerprints).toEqual(simhashMany(texts));
     expect(r.clusterOf[0]).toBe(0);
     expect(r.clusterOf[2]).toBe(0);
+    expect([r.clusterOf[3], asStrings(r.pairs)]).toEqual([0, expect.arrayContaining(['0,3,12', '2,3,12'])]);
     expect(r.clusterOf[1]).toBe(1);
     expect(r.clusterOf[4]).toBe(4);
     expect(r.clusterCount).toBe(new Set(r.clusterOf).size);
-    expect(asStrings(r.pairs)).toEqual(bruteForce(r.fingerprints, 10, 64));
+    expect(asStrings(r.pairs)).toEqual(bruteForce(r.fingerprints, 12, 64));
     expect(r.timings.total).toBeGreaterThanOrEqual(r.timings.join);
   });
 

@@ -3,8 +3,9 @@
 // in the page (main thread and Web Worker, SIMD and scalar builds) as in Node, that the page clusters a known
 // near-duplicate pair, computes distances and the histogram right, and stays responsive on a large input.
 // Leaves a screenshot in test-results/browser.png.
-// Needs `npm run build`, `npm run build:examples` and /usr/bin/chromium (scripts/install-chromium.sh); runs when
-// SIMHASH_E2E is set, once (in the simd project).
+// Needs /usr/bin/chromium (scripts/install-chromium.sh); runs once (in the simd project) when Chromium is there, is
+// required with SIMHASH_E2E=1 and off with SIMHASH_E2E=0 (test/e2e/gate.ts). Builds dist/ and the page first when
+// missing or older than the sources (test/e2e/build.ts).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hammingDistance, simhashMany, toHex, type SimHashOptions } from '../../src/index.js';
 import { clusters, findNearDuplicates } from '../../src/dedup/dedup.js';
+import { ensureBuilt } from './build.js';
+import { browserGate, CHROMIUM, ONCE } from './gate.js';
 interface Server {
   url: string;
   close(): Promise<void>;
@@ -28,11 +31,9 @@ async function startServer(options: { root: string; port: number }): Promise<Ser
 
 const root = path.resolve(import.meta.dirname, '../..');
 const site = path.join(root, 'build/examples/browser');
-const CHROMIUM = '/usr/bin/chromium';
-const E2E = Boolean(process.env.SIMHASH_E2E);
-const ONCE = process.env.SIMHASH_BUILD !== 'scalar';
-const title = !E2E
-  ? 'browser example in headless Chromium (skipped: set SIMHASH_E2E=1 after `npm run build && npm run build:examples` and scripts/install-chromium.sh)'
+const gate = browserGate();
+const title = !gate.run
+  ? `browser example in headless Chromium (skipped: ${gate.skipped})`
   : !ONCE
     ? 'browser example in headless Chromium (skipped in the scalar project: runs once, in the simd project)'
     : 'browser example in headless Chromium';
@@ -130,12 +131,7 @@ function reference(texts: string[], k: number) {
   };
 }
 
-if (!E2E && ONCE)
-  console.warn(
-    'test/e2e/browser.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build && npm run build:examples` and scripts/install-chromium.sh) to run the headless Chromium tests',
-  );
-
-describe.skipIf(!E2E || !ONCE)(title, () => {
+describe.skipIf(!gate.run || !ONCE)(title, () => {
   let server: Server;
   let browser: Browser;
   const errors: string[] = [];
@@ -152,10 +148,12 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
   }
 
   beforeAll(async () => {
+    if (!fs.existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing (SIMHASH_E2E=1 requires it): run scripts/install-chromium.sh`);
+    }
+    await ensureBuilt();
     if (!fs.existsSync(path.join(site, 'index.html'))) {
-      throw new Error(
-        'build/examples/browser is missing: run "npm run build && npm run build:examples" before the SIMHASH_E2E tests',
-      );
+      throw new Error('build/examples/browser is missing after npm run build:examples');
     }
     const shipped = fs.readFileSync(path.join(root, 'dist/index.mjs'));
     if (!shipped.equals(fs.readFileSync(path.join(site, 'lib/simhash-wasm.mjs')))) {
@@ -163,7 +161,6 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
         'build/examples/browser/lib/simhash-wasm.mjs differs from dist/index.mjs: run "npm run build:examples" again',
       );
     }
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/install-chromium.sh`);
     server = await startServer({ root: site, port: 0 });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -178,7 +175,7 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
         '--disable-sync',
       ],
     });
-  });
+  }, 600_000); // may build dist/ and the page first
 
   afterAll(async () => {
     await browser?.close();

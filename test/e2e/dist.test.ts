@@ -1,7 +1,8 @@
 // Smoke tests of the published package: `npm pack` the built dist/, install the tarball into a fresh project
 // (offline: the package has no runtime dependencies) and use it the way users do: `import`, `require`, the
 // TypeScript declarations under "moduleResolution": "NodeNext", the raw .wasm exports and the CLI binary.
-// Needs `npm run build` first; runs when SIMHASH_E2E is set, once (in the simd project).
+// Runs once (in the simd project) unless SIMHASH_E2E=0 (test/e2e/gate.ts); builds dist/ first when it is missing or
+// older than the sources (test/e2e/build.ts).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,13 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simhashMany, toHex } from '../../src/index.js';
 import { dedup } from '../../src/dedup/dedup.js';
 import { SCALAR_WASM, SIMD_WASM } from '../../src/runtime/wasm-binary.js';
+import { ensureBuilt } from './build.js';
+import { distGate, ONCE } from './gate.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-const E2E = Boolean(process.env.SIMHASH_E2E);
-const ONCE = process.env.SIMHASH_BUILD !== 'scalar';
-const title = !E2E
-  ? 'packaged dist (skipped: set SIMHASH_E2E=1 after `npm run build` to run)'
+const gate = distGate();
+const title = !gate.run
+  ? `packaged dist (skipped: ${gate.skipped})`
   : !ONCE
     ? 'packaged dist (skipped in the scalar project: runs once, in the simd project)'
     : 'packaged dist';
@@ -68,18 +70,15 @@ function expectedFingerprints(): string[][] {
   });
 }
 
-if (!E2E && ONCE)
-  console.warn('test/e2e/dist.test.ts skipped: set SIMHASH_E2E=1 (after `npm run build`) to test the packed package');
-
-describe.skipIf(!E2E || !ONCE)(title, () => {
+describe.skipIf(!gate.run || !ONCE)(title, () => {
   let work: string;
   let consumer: string;
   let packedFiles: string[];
 
   beforeAll(async () => {
+    await ensureBuilt();
     for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']) {
-      if (!fs.existsSync(path.join(root, file)))
-        throw new Error(`${file} is missing: run "npm run build" before the SIMHASH_E2E tests`);
+      if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing after npm run build`);
     }
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-dist-'));
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
@@ -100,7 +99,7 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
       path.join(consumer, 'cjs.cjs'),
       `const lib = require('simhash-wasm');\n(async () => {${consumerBody()}\n})().catch((e) => { console.error(e); process.exit(1); });\n`,
     );
-  });
+  }, 600_000); // may build dist/ first (about a minute on a loaded machine)
 
   afterAll(() => {
     if (work) fs.rmSync(work, { recursive: true, force: true });
@@ -220,11 +219,20 @@ describe.skipIf(!E2E || !ONCE)(title, () => {
       }),
     );
     const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-    const { stdout } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], {
+    const { stdout, stderr, code } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], {
       cwd: consumer,
       maxBuffer: 64 * 1024 * 1024,
-    }).catch((error: { stdout: string }) => error);
+    }).then(
+      (done) => ({ ...done, code: 0 }),
+      (error: { stdout?: string; stderr?: string; code?: number | string }) => ({
+        stdout: error.stdout ?? '',
+        stderr: error.stderr ?? '',
+        code: error.code,
+      }),
+    );
     expect(stdout.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([]);
+    // A crash or a configuration tsc rejects prints no "error TS" line on stdout: the exit code says it.
+    expect(code, `tsc exited with ${code}: ${stderr.slice(0, 2000)}`).toBe(0);
     // Each entry point resolves to the declarations of its own module system.
     expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.ts'/);
     expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.cts'/);

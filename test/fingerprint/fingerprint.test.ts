@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import fs from 'node:fs';
 import {
   createSimHasher,
   featureHash,
@@ -13,7 +12,6 @@ import {
 import {
   loadReference,
   randomDocument,
-  wordFeatures,
   referenceFeatureHash,
   referenceReduce,
   referenceSimhash,
@@ -295,27 +293,6 @@ describe('reducer overflow path', () => {
       referenceSimhash(docs[0]!, 'whitespace', 0, 64).fingerprint,
     );
   });
-});
-
-describe('Unicode tables', () => {
-  const tableVersion = /Unicode (\S+) /.exec(
-    fs.readFileSync(new URL('../../assembly/unicode-data.ts', import.meta.url), 'utf8'),
-  )![1];
-  it.runIf(process.versions.unicode === tableVersion)(
-    `every code point is classified and folded as the spec says (Unicode ${tableVersion})`,
-    () => {
-      // Each code point followed by a space: one word per word character, folded.
-      let text = '';
-      for (let cp = 0; cp < 0x110000; cp++) {
-        if (cp >= 0xd800 && cp <= 0xdfff) continue;
-        text += String.fromCodePoint(cp) + ' ';
-      }
-      const expected = wordFeatures(text);
-      const got = simhashDetailed(text, { tokenizer: 'words' });
-      expect(got.featureCount).toBe(expected.length);
-      expect(got.fingerprint).toBe(simhash(expected.map((b) => new TextDecoder().decode(b))));
-    },
-  );
 });
 
 describe('segmenter on long text', () => {

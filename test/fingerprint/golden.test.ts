@@ -1,6 +1,8 @@
 // The default spec's golden vectors (test/vectors/golden.jsonl, written once by scripts/make-golden.mjs): any
-// change to any value fails here. If the spec changes on purpose, bump SPEC_ID and regenerate the file.
-import { describe, expect, it } from 'vitest';
+// change to any value fails here, and every value is recomputed by the plain reference (test/reference.ts), so the
+// file cannot hold what only the implementation believes. If the spec changes on purpose, bump SPEC_ID and
+// regenerate the file.
+import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import {
   SPEC_ID,
@@ -13,6 +15,9 @@ import {
   type SimHashInput,
   type SimHashOptions,
 } from '../../src/index.js';
+import { loadReference, referenceFeatureHash, referenceFingerprint, type RefOptions } from '../reference.js';
+
+beforeAll(loadReference);
 
 interface Result {
   options: SimHashOptions & { bits: Bits };
@@ -79,6 +84,23 @@ describe('golden vectors of the default spec', () => {
     expect(changed).toEqual([]);
   });
 
+  it('every fingerprint equals the plain reference (test/reference.ts), computed here', () => {
+    const differ: string[] = [];
+    let checked = 0;
+    for (const e of inputs) {
+      for (const r of e.results) {
+        const expected = toHex(referenceFingerprint(inputOf(e), r.options as RefOptions), r.options.bits);
+        checked++;
+        if (expected !== r.fingerprint)
+          differ.push(
+            `${e.kind} ${JSON.stringify(e.name)} ${JSON.stringify(r.options)}: file ${r.fingerprint}, reference ${expected}`,
+          );
+      }
+    }
+    expect(differ.slice(0, 20), `${differ.length} golden values differ from the reference`).toEqual([]);
+    expect(checked).toBe(inputs.reduce((n, e) => n + e.results.length, 0));
+  });
+
   it('batches give the same values as single calls', () => {
     const byOptions = new Map<string, { options: Result['options']; inputs: SimHashInput[]; expected: string[] }>();
     for (const e of inputs) {
@@ -102,7 +124,13 @@ describe('golden vectors of the default spec', () => {
   it('feature hashes are unchanged', () => {
     const hashes = entries.filter((e): e is Extract<Entry, { kind: 'featureHash' }> => e.kind === 'featureHash');
     expect(hashes.length).toBeGreaterThan(3);
-    for (const e of hashes)
-      for (const h of e.hashes) expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
+    for (const e of hashes) {
+      for (const h of e.hashes) {
+        expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
+        // The reference: XXH3-64 from hash-wasm; 32 bits is the low half.
+        const ref = referenceFeatureHash(new TextEncoder().encode(e.feature), h.bits === 128 ? 128 : 64);
+        expect(toHex(h.bits === 32 ? ref & 0xffffffffn : ref, h.bits), e.feature).toBe(h.hash);
+      }
+    }
   });
 });
