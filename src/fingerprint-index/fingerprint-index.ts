@@ -871,11 +871,14 @@ export class FingerprintIndex {
     this.pending.clear();
   }
 
-  /** Moves master/keys/dead to blocks of at least `slots` (doubling); all-or-nothing. */
+  /**
+   * Moves master/keys/dead to blocks of at least `slots`; all-or-nothing. Doubling, but never past the largest
+   * buffer (16384) above the sorted part: a merge comes first, so more would only strand memory in big indexes.
+   */
   private grow(slots: number): void {
     const heap = this.rt.heap;
     transaction(heap, (txn) => {
-      const cap = Math.max(64, slots, this.capacity * 2);
+      const cap = Math.max(64, slots, Math.min(this.capacity * 2, this.sorted + bufferLimit(MAX_U32)));
       const w = this.words;
       const master = txn.alloc(cap * 8 * w);
       const keys = txn.alloc(cap * 4);
