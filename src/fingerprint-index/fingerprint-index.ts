@@ -664,13 +664,14 @@ export class FingerprintIndex {
     const u32 = this.rt.heap.u32;
     for (let i = 0; i < n; i++) {
       const s = ids[i]!;
-      if (this.strings.get(s) !== undefined) {
+      const key = this.strings.insert(s);
+      if (key < 0) {
         for (let j = 0; j < i; j++) {
           if (ids[j] === s) throw new RangeError(`ids[${i}] ${show(s)} appears twice in the batch`);
         }
         throw new RangeError(`ids[${i}] ${show(s)} is already in the index`);
       }
-      u32[ka / 4 + i] = this.strings.insert(s);
+      u32[ka / 4 + i] = key;
       onInsert();
       u32[va / 4 + i] = i;
     }

@@ -60,14 +60,18 @@ export class StringIdStore {
   }
 
   /**
-   * Adds `id` (the caller checked it is absent) and returns its key: the last freed one, else the next unused.
+   * Adds `id` and returns its key (the last freed one, else the next unused), or -1 when `id` is present.
    * Throws RangeError when MAX_STRING_IDS are live.
    */
   insert(id: string): number {
+    const chain = this.shards[shardOf(id)]!;
+    let map: Map<string, number> | undefined;
+    for (const m of chain) {
+      if (m.has(id)) return -1;
+      if (!map && m.size < this.mapCapacity) map = m;
+    }
     if (this.count >= MAX_STRING_IDS) throw new RangeError(`an index holds at most ${MAX_STRING_IDS} string ids`);
     const key = this.freeCount > 0 ? this.free[--this.freeCount]! : this.next++;
-    const chain = this.shards[shardOf(id)]!;
-    let map = chain.find((m) => m.size < this.mapCapacity);
     if (!map) {
       map = new Map();
       chain.push(map);

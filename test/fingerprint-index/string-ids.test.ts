@@ -34,6 +34,10 @@ describe('StringIdStore', () => {
     expect(store.size).toBe(model.size);
     // Keys are reused: they never spread beyond the most ids live at once.
     expect(store.slots).toBeLessThanOrEqual(most);
+    const [present, key] = [...model][0]!;
+    expect(store.insert(present)).toBe(-1);
+    expect(store.get(present)).toBe(key);
+    expect(store.size).toBe(model.size);
     expect(store.get('absent')).toBeUndefined();
     expect(store.delete('absent')).toBeUndefined();
   });
