@@ -362,6 +362,14 @@ export class FingerprintIndex {
         `an index holds at most ${MAX_STRING_IDS} string ids: ${this.strings.size} + ${n} would exceed it`,
       );
     }
+    // Whatever the plan, the merged index keeps a fingerprint and a key per entry while the batch is held too:
+    // a batch that cannot fit even that fails here, before any work.
+    const least = (this.live + n) * (8 * this.words + 4) + (this.live > 0 ? n * 8 * this.words : 0);
+    if (least > this.rt.heap.limit) {
+      throw new RangeError(
+        `cannot add ${n} fingerprints to an index of ${this.live}: that needs more than ${least} bytes, and WebAssembly memory is limited to ${this.rt.heap.limit} bytes`,
+      );
+    }
     let inserted = 0;
     try {
       transaction(this.rt.heap, (txn) => {

@@ -242,14 +242,36 @@ describe('every mutation is all-or-nothing', () => {
         error = e;
       }
       if (error === undefined) break;
-      failures++;
-      expect((error as Error).message).toMatch(/cannot allocate/);
+      // Too small a limit is caught up front ("cannot add"); the rest fail at some allocation ("cannot allocate").
+      expect((error as Error).message).toMatch(/cannot allocate|cannot add/);
+      if (/cannot allocate/.test((error as Error).message)) failures++;
       expect(snapshot(index, queries, probe), `headroom ${headroom}`).toEqual(before);
       expect(index.explain().tables.length).toBe(tablesBefore);
     }
     expect(failures).toBeGreaterThan(3);
     ids.forEach((id, i) => model.set(id, fps[i]!));
     checkModel(index, model, qs, 'after the retry');
+    index.free();
+  });
+});
+
+describe('huge batches', () => {
+  it('an addMany that cannot fit in WebAssembly memory fails up front, naming the sizes', () => {
+    const index = new FingerprintIndex();
+    index.add(1, 1n);
+    const heap = wasm().heap;
+    const limit = heap.limit;
+    heap.limit = 1_000_000; // stands for the 4 GiB limit: 10^5 entries need at least 2·10^6 bytes
+    try {
+      const ids = Uint32Array.from({ length: 100_000 }, (_, i) => i + 2);
+      expect(() => index.addMany(ids, new BigUint64Array(100_000))).toThrow(
+        /cannot add 100000 fingerprints to an index of 1: that needs more than \d+ bytes/,
+      );
+    } finally {
+      heap.limit = limit;
+    }
+    expect(index.size).toBe(1);
+    expect(index.query(1n, 0)).toEqual([{ id: 1, distance: 0 }]);
     index.free();
   });
 });
