@@ -395,37 +395,51 @@ export function indexFirstCommon(h: usize, keys: usize, b: usize, nb: u32): i32 
 }
 
 /**
- * Merges the live sorted part of the index (keys ascending) with `nb` sorted (key, slot) pairs taken from the
- * index's slots, writing fingerprints and keys in key order into `outMaster`/`outKeys`. Dead slots are dropped.
+ * Merges, in key order, three sources into `outMaster`/`outKeys`: the live sorted part of the index (keys
+ * ascending), `nb` sorted (key, slot) pairs of the index's insert buffer, and `nc` sorted (key, slot) pairs of
+ * a batch whose fingerprints are at `cMaster` (slot = position in the batch; `cs` 0 means the identity). Dead
+ * index slots are dropped. Nothing of the index is written, so a caller can still abandon the result.
  * Returns the number written.
  */
-export function indexMerge(h: usize, keys: usize, bk: usize, bs: usize, nb: u32, outMaster: usize, outKeys: usize): u32 {
+export function indexMerge(
+  h: usize, keys: usize, bk: usize, bs: usize, nb: u32, ck: usize, cs: usize, nc: u32, cMaster: usize,
+  outMaster: usize, outKeys: usize,
+): u32 {
   let words = hdr(h, H_WORDS);
   let n = hdr(h, H_SORTED);
   let master = <usize>hdr(h, H_MASTER);
   let dead = <usize>hdr(h, H_DEAD);
   let anyDead = hdr(h, H_ANY_DEAD) != 0;
   let stride = <usize>words << 3;
-  let i: u32 = 0, j: u32 = 0, o: u32 = 0;
+  let i: u32 = 0, j: u32 = 0, l: u32 = 0, o: u32 = 0;
   for (;;) {
     while (i < n && anyDead && isDead(dead, i)) i++;
     while (j < nb && anyDead && isDead(dead, load<u32>(bs + (<usize>j << 2)))) j++;
-    let slot: u32 = 0;
-    let key: u32 = 0;
-    if (i < n && (j >= nb || load<u32>(keys + (<usize>i << 2)) <= load<u32>(bk + (<usize>j << 2)))) {
-      slot = i;
-      key = load<u32>(keys + (<usize>i << 2));
+    // The smallest key of the three heads; 0xffffffff + 1 stands for an exhausted source.
+    let ka: u64 = i < n ? <u64>load<u32>(keys + (<usize>i << 2)) : 0x100000000;
+    let kb: u64 = j < nb ? <u64>load<u32>(bk + (<usize>j << 2)) : 0x100000000;
+    let kc: u64 = l < nc ? <u64>load<u32>(ck + (<usize>l << 2)) : 0x100000000;
+    let src: usize = 0;
+    let key: u64 = 0;
+    if (ka <= kb && ka <= kc) {
+      if (ka == 0x100000000) break;
+      key = ka;
+      src = master + <usize>i * stride;
       i++;
-    } else if (j < nb) {
-      slot = load<u32>(bs + (<usize>j << 2));
-      key = load<u32>(bk + (<usize>j << 2));
+    } else if (kb <= kc) {
+      key = kb;
+      src = master + <usize>load<u32>(bs + (<usize>j << 2)) * stride;
       j++;
-    } else break;
-    let src = master + <usize>slot * stride;
+    } else {
+      key = kc;
+      let slot = cs == 0 ? l : load<u32>(cs + (<usize>l << 2));
+      src = cMaster + <usize>slot * stride;
+      l++;
+    }
     let dst = outMaster + <usize>o * stride;
     store<u64>(dst, load<u64>(src));
     if (words == 2) store<u64>(dst, load<u64>(src, 8), 8);
-    store<u32>(outKeys + (<usize>o << 2), key);
+    store<u32>(outKeys + (<usize>o << 2), <u32>key);
     o++;
   }
   return o;

@@ -61,6 +61,7 @@ export {
 export {
   FingerprintIndex,
   type FingerprintIndexOptions,
+  type DeserializeOptions,
   type FingerprintId,
   type Neighbor,
   type IndexExplanation,

@@ -1,16 +1,21 @@
 // FingerprintIndex: exact near-duplicate search over 64- or 128-bit fingerprints, stored in WebAssembly memory.
 //
 // Storage (all heap blocks owned by the index): `master` holds each slot's fingerprint, `keys` its id key (the
-// number itself, or a dense number per string id), `dead` one tombstone bit per slot. Slots [0, sorted) are in
-// ascending key order and in the tables planned by planner.ts; slots [sorted, slots) are the insert
-// buffer, scanned linearly by every query. A merge (when the buffer fills, on addMany, serialize, or when many
-// removals are pending) drops dead slots, merges the buffer in key order, re-plans for the new size and rebuilds
-// the tables. Removed slots are tombstoned until then and filtered by every query, so results are never stale.
+// number itself, or the key string-ids.ts gives a string id), `dead` one tombstone bit per slot. Slots
+// [0, sorted) are in ascending key order and in the tables planned by planner.ts; slots [sorted, slots) are the
+// insert buffer, scanned linearly by every query. A rebuild (when the buffer fills, on addMany, compact, or when
+// many removals are pending) drops dead slots, merges the buffer and any new batch in key order, re-plans for the
+// new size and builds the tables. Removed slots are tombstoned until then and filtered by every query.
+//
+// Every mutation is all-or-nothing: a rebuild writes only into fresh blocks (a Txn) under a fresh header, and
+// the index switches to them in one step (commit) once nothing can fail any more. Until then the index is
+// untouched, so any failure — memory exhaustion included — releases the fresh blocks and leaves it as it was.
 import { Region, type Heap } from '../runtime/heap.js';
-import { show } from '../errors.js';
+import { checkAttached, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
 import { decodeIndex, encodeIndex } from './format.js';
+import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
 import {
   D_DIRECTORY,
   D_IDS,
@@ -50,6 +55,12 @@ export interface FingerprintIndexOptions {
   bytesPerFingerprint?: number;
 }
 
+/** What deserialize() checks the stored index against; a mismatch is a RangeError naming both values. */
+export interface DeserializeOptions {
+  bits?: IndexBits;
+  maxDistance?: number;
+}
+
 export interface Neighbor {
   readonly id: FingerprintId;
   readonly distance: number;
@@ -83,7 +94,19 @@ interface IndexKernels {
   indexSortPairs(keys: number, vals: number, n: number, tk: number, tv: number): number;
   indexFirstRepeat(keys: number, n: number): number;
   indexFirstCommon(h: number, keys: number, b: number, nb: number): number;
-  indexMerge(h: number, keys: number, bk: number, bs: number, nb: number, outMaster: number, outKeys: number): number;
+  indexMerge(
+    h: number,
+    keys: number,
+    bk: number,
+    bs: number,
+    nb: number,
+    ck: number,
+    cs: number,
+    nc: number,
+    cMaster: number,
+    outMaster: number,
+    outKeys: number,
+  ): number;
   indexChecksum(ptr: number, len: number): bigint;
 }
 
@@ -93,23 +116,12 @@ const M64 = 0xffffffffffffffffn;
 interface Scratch {
   readonly query: Region;
   readonly out: Region;
-  readonly a: Region;
-  readonly b: Region;
-  readonly c: Region;
-  readonly d: Region;
 }
 const scratchByHeap = new WeakMap<Heap, Scratch>();
 function scratch(heap: Heap): Scratch {
   let s = scratchByHeap.get(heap);
   if (!s) {
-    s = {
-      query: new Region(heap),
-      out: new Region(heap),
-      a: new Region(heap),
-      b: new Region(heap),
-      c: new Region(heap),
-      d: new Region(heap),
-    };
+    s = { query: new Region(heap), out: new Region(heap) };
     scratchByHeap.set(heap, s);
   }
   return s;
@@ -117,6 +129,89 @@ function scratch(heap: Heap): Scratch {
 
 function kernelsOf(rt: Runtime): IndexKernels {
   return rt.kernels as unknown as IndexKernels;
+}
+
+function blockBytes(bytes: number): number {
+  return Math.max(16, Math.ceil(bytes / 16) * 16);
+}
+
+/**
+ * The heap blocks of one mutation. `alloc` blocks become the index's at commit; `temp` blocks are released at
+ * the end either way; `abort` releases everything, so a failed mutation leaves no trace in the heap.
+ */
+class Txn {
+  readonly fresh = new Map<number, number>(); // ptr → bytes
+  private readonly temps = new Set<number>();
+  constructor(private readonly heap: Heap) {}
+
+  alloc(bytes: number): number {
+    const ptr = this.heap.alloc(bytes);
+    this.fresh.set(ptr, blockBytes(bytes));
+    return ptr;
+  }
+
+  temp(bytes: number): number {
+    const ptr = this.heap.alloc(bytes);
+    this.temps.add(ptr);
+    return ptr;
+  }
+
+  /** A temp block the index keeps after all. */
+  keep(ptr: number, bytes: number): void {
+    if (this.temps.delete(ptr)) this.fresh.set(ptr, blockBytes(bytes));
+  }
+
+  /** Releases a block of this transaction early (0 and unknown pointers are ignored). */
+  drop(ptr: number): void {
+    if (this.temps.delete(ptr) || this.fresh.delete(ptr)) this.heap.release(ptr);
+  }
+
+  abort(): void {
+    for (const ptr of this.temps) this.heap.release(ptr);
+    for (const ptr of this.fresh.keys()) this.heap.release(ptr);
+    this.temps.clear();
+    this.fresh.clear();
+  }
+
+  /** Releases the temp blocks; returns the blocks the index now owns. */
+  finish(): Map<number, number> {
+    for (const ptr of this.temps) this.heap.release(ptr);
+    this.temps.clear();
+    return this.fresh;
+  }
+}
+
+/** Runs `fn` in a transaction; releases its blocks when it throws. */
+function transaction<T>(heap: Heap, fn: (txn: Txn) => T): T {
+  const txn = new Txn(heap);
+  try {
+    return fn(txn);
+  } catch (error) {
+    txn.abort();
+    throw error;
+  }
+}
+
+/** The storage a rebuild produced, not yet the index's. */
+interface Staged {
+  readonly hdr: number;
+  readonly master: number;
+  readonly keys: number;
+  readonly dead: number;
+  readonly capacity: number;
+  readonly desc: number;
+  readonly tableBlocks: number[];
+  readonly plan: IndexPlan;
+  readonly live: number;
+}
+
+/** New entries for a rebuild: `n` keys ascending at `keys`, the batch position of each at `slots` (0: i). */
+interface Batch {
+  readonly keys: number;
+  readonly slots: number;
+  readonly n: number;
+  /** The fingerprints, by batch position (a block of the transaction). */
+  readonly fps: number;
 }
 
 /** Insert buffer size before a merge: large enough to amortise the O(N) rebuild, small enough to scan fast. */
@@ -150,10 +245,9 @@ export class FingerprintIndex {
   private slots = 0;
   private live = 0;
   private deadCount = 0;
-  private readonly pending = new Map<number, number>(); // key → buffered slot
+  private readonly pending = new Map<number, number>(); // key → slot of each live buffered entry
   private idKind: 'number' | 'string' | undefined;
-  private names: Array<string | undefined> = []; // string id by key
-  private readonly nameKeys = new Map<string, number>();
+  private readonly strings: StringIdStore;
   private freed = false;
 
   constructor(options: FingerprintIndexOptions = {}) {
@@ -164,10 +258,7 @@ export class FingerprintIndex {
       if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint'].includes(key))
         throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
-    const bits = options.bits ?? 64;
-    if (bits !== 64 && bits !== 128) {
-      throw new (typeof bits === 'number' ? RangeError : TypeError)(`bits must be 64 or 128, got ${show(bits)}`);
-    }
+    const bits = checkBits(options.bits ?? 64, 'bits');
     const k = options.maxDistance ?? 3;
     if (typeof k !== 'number') throw new TypeError(`maxDistance must be a number, got ${show(k)}`);
     if (!Number.isInteger(k) || k < 0 || k > bits)
@@ -182,12 +273,9 @@ export class FingerprintIndex {
     this.budget = budget;
     this.words = bits === 64 ? 1 : 2;
     this.rt = wasm();
+    this.strings = new StringIdStore(stringMapCapacity);
+    transaction(this.rt.heap, (txn) => this.commit(txn, this.rebuild(txn, undefined)));
     unfreed.register(this, { heap: this.rt.heap, blocks: this.blocks }, this);
-    this.hdr = this.alloc(HEADER_BYTES);
-    this.rt.heap.u8.fill(0, this.hdr, this.hdr + HEADER_BYTES);
-    this.plan = this.planFor(0);
-    this.setHeader(H_WORDS, this.words);
-    this.ensureCapacity(0);
   }
 
   /** Live fingerprints. */
@@ -205,19 +293,36 @@ export class FingerprintIndex {
     this.checkIdKind(id, 'id');
     const [lo, hi] = this.checkFingerprint(fingerprint, 'fingerprint');
     if (this.slotOf(id) >= 0) throw new RangeError(`id ${show(id)} is already in the index`);
+    const key = typeof id === 'string' ? this.strings.insert(id) : id;
+    try {
+      const heap = this.rt.heap;
+      if (this.slots + 1 - this.sorted >= bufferLimit(this.live + 1)) {
+        // The buffer is full: this entry goes in with the rebuild, as a batch of one.
+        transaction(heap, (txn) => {
+          const fps = txn.alloc(16);
+          const ck = txn.temp(16);
+          heap.u64[fps / 8] = lo;
+          heap.u64[fps / 8 + 1] = hi;
+          heap.u32[ck / 4] = key;
+          this.commit(txn, this.rebuild(txn, { keys: ck, slots: 0, n: 1, fps }));
+        });
+      } else {
+        if (this.slots + 1 > this.capacity) this.grow(this.slots + 1);
+        const slot = this.slots;
+        const u64 = heap.u64;
+        u64[this.master / 8 + slot * this.words] = lo;
+        if (this.words === 2) u64[this.master / 8 + slot * 2 + 1] = hi;
+        heap.u32[this.keys / 4 + slot] = key;
+        this.pending.set(key, slot);
+        this.slots++;
+        this.live++;
+        this.setHeader(H_SLOTS, this.slots);
+      }
+    } catch (error) {
+      if (typeof id === 'string') this.strings.delete(id);
+      throw error;
+    }
     this.idKind = typeof id as 'number' | 'string';
-    const key = this.newKey(id);
-    this.ensureCapacity(this.slots + 1);
-    const slot = this.slots;
-    const u64 = this.rt.heap.u64;
-    u64[this.master / 8 + slot * this.words] = lo;
-    if (this.words === 2) u64[this.master / 8 + slot * 2 + 1] = hi;
-    this.rt.heap.u32[this.keys / 4 + slot] = key;
-    this.pending.set(key, slot);
-    this.slots++;
-    this.live++;
-    this.setHeader(H_SLOTS, this.slots);
-    if (this.slots - this.sorted >= bufferLimit(this.live)) this.merge();
   }
 
   /**
@@ -229,8 +334,10 @@ export class FingerprintIndex {
     if (ids === null || typeof ids !== 'object' || typeof (ids as ArrayLike<unknown>).length !== 'number') {
       throw new TypeError(`ids must be an array or Uint32Array, got ${show(ids)}`);
     }
+    if (ArrayBuffer.isView(ids)) checkAttached(ids, 'ids');
     if (!(fingerprints instanceof BigUint64Array))
       throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
+    checkAttached(fingerprints, 'fingerprints');
     const n = ids.length;
     if (fingerprints.length !== n * this.words) {
       throw new RangeError(
@@ -238,12 +345,6 @@ export class FingerprintIndex {
       );
     }
     if (n === 0) return;
-    if (this.slots > this.sorted) this.merge();
-    const heap = this.rt.heap;
-    const k = kernelsOf(this.rt);
-    const sc = scratch(heap);
-    let sortedKeys: number;
-    let sortedSlots: number;
     const kind = ids instanceof Uint32Array ? 'number' : typeof ids[0] === 'string' ? 'string' : 'number';
     if (ids instanceof Uint32Array) {
       this.checkIdKind(0, 'ids[0]');
@@ -256,63 +357,33 @@ export class FingerprintIndex {
           );
       }
     }
-    if (kind === 'string') {
-      // String keys are handed out in ascending order, so the new keys are sorted and above every present key.
-      const seen = new Set<string>();
-      for (let i = 0; i < n; i++) {
-        const s = ids[i] as string;
-        if (this.nameKeys.has(s)) throw new RangeError(`ids[${i}] ${show(s)} is already in the index`);
-        if (seen.has(s)) throw new RangeError(`ids[${i}] ${show(s)} appears twice in the batch`);
-        seen.add(s);
-      }
-      if (this.names.length + n > MAX_U32)
-        throw new RangeError(`too many string ids for one index (${this.names.length + n})`);
-      this.idKind = 'string';
-      sortedKeys = sc.a.reserve(n * 4);
-      sortedSlots = sc.b.reserve(n * 4);
-      const u32 = heap.u32;
-      for (let i = 0; i < n; i++) {
-        const key = this.names.length;
-        this.names.push(ids[i] as string);
-        this.nameKeys.set(ids[i] as string, key);
-        u32[sortedKeys / 4 + i] = key;
-        u32[sortedSlots / 4 + i] = this.slots + i;
-      }
-    } else {
-      const ka = sc.a.reserve(n * 4);
-      const va = sc.b.reserve(n * 4);
-      const u32 = heap.u32;
-      if (ids instanceof Uint32Array) u32.set(ids, ka / 4);
-      else for (let i = 0; i < n; i++) u32[ka / 4 + i] = ids[i] as number;
-      for (let i = 0; i < n; i++) u32[va / 4 + i] = this.slots + i;
-      // Ids already ascending (a common bulk load) need neither the sort nor its scratch.
-      let ascending = true;
-      for (let i = 1; i < n && ascending; i++) ascending = u32[ka / 4 + i]! > u32[ka / 4 + i - 1]!;
-      let inScratch = false;
-      let kb = 0;
-      let vb = 0;
-      if (!ascending) {
-        kb = sc.c.reserve(n * 4);
-        vb = sc.d.reserve(n * 4);
-        inScratch = k.indexSortPairs(ka, va, n, kb, vb) === 1;
-      }
-      sortedKeys = inScratch ? kb : ka;
-      sortedSlots = inScratch ? vb : va;
-      const repeat = k.indexFirstRepeat(sortedKeys, n);
-      if (repeat >= 0) throw new RangeError(`id ${heap.u32[sortedKeys / 4 + repeat]} appears twice in the batch`);
-      const common = k.indexFirstCommon(this.hdr, this.keys, sortedKeys, n);
-      if (common >= 0) throw new RangeError(`id ${heap.u32[sortedKeys / 4 + common]} is already in the index`);
-      this.idKind = 'number';
+    if (kind === 'string' && this.strings.size + n > MAX_STRING_IDS) {
+      throw new RangeError(
+        `an index holds at most ${MAX_STRING_IDS} string ids: ${this.strings.size} + ${n} would exceed it`,
+      );
     }
-    this.ensureCapacity(this.slots + n, true);
-    heap.u64.set(fingerprints, this.master / 8 + this.slots * this.words);
-    // Keys per slot: the sorted pairs carry slot numbers, so write each key at its slot.
-    const u32 = heap.u32;
-    for (let i = 0; i < n; i++) u32[this.keys / 4 + u32[sortedSlots / 4 + i]!] = u32[sortedKeys / 4 + i]!;
-    this.slots += n;
-    this.live += n;
-    this.setHeader(H_SLOTS, this.slots);
-    this.merge({ keys: sortedKeys, slots: sortedSlots, n });
+    // Whatever the plan, the merged index keeps a fingerprint and a key per entry while the batch is held too:
+    // a batch that cannot fit even that fails here, before any work.
+    const least = (this.live + n) * (8 * this.words + 4) + (this.live > 0 ? n * 8 * this.words : 0);
+    if (least > this.rt.heap.limit) {
+      throw new RangeError(
+        `cannot add ${n} fingerprints to an index of ${this.live}: that needs more than ${least} bytes, and WebAssembly memory is limited to ${this.rt.heap.limit} bytes`,
+      );
+    }
+    let inserted = 0;
+    try {
+      transaction(this.rt.heap, (txn) => {
+        const batch = kind === 'string' ? this.stringBatch(txn, ids as ArrayLike<string>, () => inserted++) : null;
+        const sorted = batch ?? this.numberBatch(txn, ids as ArrayLike<number>);
+        const fps = txn.alloc(n * 8 * this.words);
+        this.rt.heap.u64.set(fingerprints, fps / 8);
+        this.commit(txn, this.rebuild(txn, { ...sorted, n, fps }));
+      });
+    } catch (error) {
+      for (let i = inserted - 1; i >= 0; i--) this.strings.delete(ids[i] as string);
+      throw error;
+    }
+    this.idKind = kind;
   }
 
   /**
@@ -324,18 +395,29 @@ export class FingerprintIndex {
     this.checkIdKind(id, 'id');
     const slot = this.slotOf(id);
     if (slot < 0) return false;
-    const u32 = this.rt.heap.u32;
-    u32[this.dead / 4 + (slot >>> 5)]! |= 1 << (slot & 31);
-    const key = u32[this.keys / 4 + slot]!;
-    this.pending.delete(key);
-    if (typeof id === 'string') {
-      this.nameKeys.delete(id);
-      this.names[key] = undefined;
-    }
+    const heap = this.rt.heap;
+    const word = this.dead / 4 + (slot >>> 5);
+    const before = heap.u32[word]!;
+    const anyDead = heap.u32[this.hdr / 4 + H_ANY_DEAD]!;
+    const key = heap.u32[this.keys / 4 + slot]!;
+    const buffered = this.pending.delete(key);
+    heap.u32[word] = before | (1 << (slot & 31));
+    this.setHeader(H_ANY_DEAD, 1);
     this.deadCount++;
     this.live--;
-    this.setHeader(H_ANY_DEAD, 1);
-    if (this.deadCount >= Math.max(1024, this.live >>> 2)) this.merge();
+    if (this.deadCount >= Math.max(1024, this.live >>> 2)) {
+      try {
+        transaction(heap, (txn) => this.commit(txn, this.rebuild(txn, undefined)));
+      } catch (error) {
+        heap.u32[word] = before;
+        this.setHeader(H_ANY_DEAD, anyDead);
+        if (buffered) this.pending.set(key, slot);
+        this.deadCount--;
+        this.live++;
+        throw error;
+      }
+    }
+    if (typeof id === 'string') this.strings.delete(id);
     return true;
   }
 
@@ -363,8 +445,11 @@ export class FingerprintIndex {
     this.checkLive();
     if (!(fingerprints instanceof BigUint64Array))
       throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
+    checkAttached(fingerprints, 'fingerprints');
     if (fingerprints.length % this.words !== 0) {
-      throw new RangeError(`fingerprints must hold 2 words per 128-bit fingerprint, got length ${fingerprints.length}`);
+      throw new RangeError(
+        `fingerprints must hold 2 words per 128-bit fingerprint (this index is 128-bit), got length ${fingerprints.length}`,
+      );
     }
     const kk = this.checkK(k);
     const nq = fingerprints.length / this.words;
@@ -376,7 +461,9 @@ export class FingerprintIndex {
   /** Merges the insert buffer and purges removed entries now (queries are fastest after this). */
   compact(): void {
     this.checkLive();
-    if (this.slots > this.sorted || this.deadCount > 0) this.merge();
+    if (this.slots > this.sorted || this.deadCount > 0) {
+      transaction(this.rt.heap, (txn) => this.commit(txn, this.rebuild(txn, undefined)));
+    }
   }
 
   /** The plan in use and what the index holds: tables, leading bits, expected candidates per probe, bytes. */
@@ -394,16 +481,40 @@ export class FingerprintIndex {
     };
   }
 
-  /** The index in the binary format of format.ts (merges the buffer first). */
+  /** The index in the binary format of format.ts. Changes nothing (the buffer is merged into a copy). */
   serialize(): Uint8Array {
     this.checkLive();
-    this.compact();
     const heap = this.rt.heap;
     const n = this.live;
-    const fingerprints = heap.u64.slice(this.master / 8, this.master / 8 + n * this.words);
-    const keys = heap.u32.slice(this.keys / 4, this.keys / 4 + n);
-    const ids: FingerprintId[] | Uint32Array =
-      this.idKind === 'string' ? Array.from(keys, (key) => this.names[key]!) : keys;
+    const w = this.words;
+    const [fingerprints, keys] = transaction(heap, (txn) => {
+      let master = this.master;
+      let keys = this.keys;
+      if (this.slots > this.sorted || this.deadCount > 0) {
+        const buffer = this.sortedBuffer(txn);
+        master = txn.temp(Math.max(16, n * 8 * w));
+        keys = txn.temp(Math.max(16, n * 4));
+        const written = kernelsOf(this.rt).indexMerge(
+          this.hdr,
+          this.keys,
+          buffer.keys,
+          buffer.slots,
+          buffer.n,
+          0,
+          0,
+          0,
+          0,
+          master,
+          keys,
+        );
+        if (written !== n) throw new Error(`internal: merge wrote ${written} fingerprints, expected ${n}`);
+      }
+      const out = [heap.u64.slice(master / 8, master / 8 + n * w), heap.u32.slice(keys / 4, keys / 4 + n)] as const;
+      txn.abort();
+      return out;
+    });
+    const ids: string[] | Uint32Array =
+      this.idKind === 'string' ? Array.from(keys, (key) => this.strings.name(key)) : keys;
     return encodeIndex(
       {
         bits: this.bits,
@@ -414,20 +525,37 @@ export class FingerprintIndex {
         ids,
         fingerprints,
       },
-      (bytes) => this.checksum(bytes),
+      (bytes) => checksum(this.rt, bytes),
     );
   }
 
-  /** Loads an index written by serialize(); throws RangeError on truncated, altered or foreign bytes. */
-  static deserialize(bytes: Uint8Array): FingerprintIndex {
+  /**
+   * Loads an index written by serialize(); throws RangeError on truncated, altered or foreign bytes, and when
+   * the stored bits or maxDistance differ from the ones `expected` names.
+   */
+  static deserialize(bytes: Uint8Array, expected: DeserializeOptions = {}): FingerprintIndex {
     const rt = wasm();
-    const checksum = (data: Uint8Array): bigint => {
-      const region = scratch(rt.heap).a;
-      const ptr = region.reserve(Math.max(16, data.length));
-      rt.heap.u8.set(data, ptr);
-      return BigInt.asUintN(64, kernelsOf(rt).indexChecksum(ptr, data.length));
-    };
-    const decoded = decodeIndex(bytes, checksum);
+    if (bytes instanceof Uint8Array) checkAttached(bytes, 'bytes');
+    if (expected === null || typeof expected !== 'object' || Array.isArray(expected)) {
+      throw new TypeError(`deserialize options must be an object, got ${show(expected)}`);
+    }
+    for (const key of Object.keys(expected)) {
+      if (key !== 'bits' && key !== 'maxDistance') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+    }
+    const bits = expected.bits === undefined ? undefined : checkBits(expected.bits, 'bits');
+    const k = expected.maxDistance;
+    if (k !== undefined) {
+      if (typeof k !== 'number') throw new TypeError(`maxDistance must be a number, got ${show(k)}`);
+      if (!Number.isInteger(k) || k < 0 || k > 128)
+        throw new RangeError(`maxDistance must be an integer from 0 to 128, got ${show(k)}`);
+    }
+    const decoded = decodeIndex(bytes, (data) => checksum(rt, data));
+    if (bits !== undefined && decoded.bits !== bits) {
+      throw new RangeError(`the index holds ${decoded.bits}-bit fingerprints, but ${bits}-bit ones were expected`);
+    }
+    if (k !== undefined && decoded.maxDistance !== k) {
+      throw new RangeError(`the index was built for maxDistance ${decoded.maxDistance}, but ${k} was expected`);
+    }
     let index: FingerprintIndex;
     try {
       index = new FingerprintIndex({
@@ -443,6 +571,7 @@ export class FingerprintIndex {
       if (decoded.ids.length > 0) index.addMany(decoded.ids, decoded.fingerprints);
     } catch (error) {
       index.free();
+      if (/cannot allocate/.test((error as Error).message)) throw error;
       throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
     }
     return index;
@@ -455,22 +584,14 @@ export class FingerprintIndex {
     for (const ptr of this.blocks.keys()) this.rt.heap.release(ptr);
     this.blocks.clear();
     this.pending.clear();
-    this.nameKeys.clear();
-    this.names = [];
+    this.strings.clear();
     this.freed = true;
   }
 
   // ---- internals ----
 
-  private checksum(bytes: Uint8Array): bigint {
-    const region = scratch(this.rt.heap).a;
-    const ptr = region.reserve(Math.max(16, bytes.length));
-    this.rt.heap.u8.set(bytes, ptr);
-    return BigInt.asUintN(64, kernelsOf(this.rt).indexChecksum(ptr, bytes.length));
-  }
-
   private checkLive(): void {
-    if (this.freed) throw new Error('this FingerprintIndex has been freed');
+    if (this.freed) throw freedError('FingerprintIndex');
   }
 
   private checkIdKind(id: unknown, name: string): void {
@@ -488,10 +609,21 @@ export class FingerprintIndex {
 
   private checkFingerprint(fp: unknown, name: string): [bigint, bigint] {
     if (typeof fp !== 'bigint') throw new TypeError(`${name} must be a bigint, got ${show(fp)}`);
-    if (fp < 0n || fp >> BigInt(this.bits) !== 0n) {
-      throw new RangeError(`${name} must be a ${this.bits}-bit unsigned fingerprint, got ${show(fp)}`);
+    if (fp < 0n) throw new RangeError(`${name} must be a ${this.bits}-bit unsigned fingerprint, got ${show(fp)}`);
+    if (fp >> BigInt(this.bits) !== 0n) {
+      throw new RangeError(
+        `${name} must be a ${this.bits}-bit unsigned fingerprint (the index's width), got ${show(fp)}, which needs ${fp.toString(2).length} bits`,
+      );
     }
-    return [fp & M64, fp >> 64n];
+    const hi = fp >> 64n;
+    if (this.bits === 128 && hi === 0n && fp !== 0n) {
+      // A real 128-bit SimHash has 64 zero upper bits with probability 2^-64 (unless it is 0): this is a
+      // 64-bit fingerprint given to a 128-bit index.
+      throw new RangeError(
+        `${name} ${show(fp)} fits in 64 bits: a 64-bit fingerprint, but this index holds 128-bit fingerprints`,
+      );
+    }
+    return [fp & M64, hi];
   }
 
   private checkK(k: unknown): number {
@@ -505,20 +637,11 @@ export class FingerprintIndex {
     return k;
   }
 
-  private newKey(id: FingerprintId): number {
-    if (typeof id === 'number') return id;
-    if (this.names.length > MAX_U32) throw new RangeError(`too many string ids for one index`);
-    const key = this.names.length;
-    this.names.push(id);
-    this.nameKeys.set(id, key);
-    return key;
-  }
-
   /** The live slot of `id`, or -1. */
   private slotOf(id: FingerprintId): number {
     let key: number;
     if (typeof id === 'string') {
-      const k = this.nameKeys.get(id);
+      const k = this.strings.get(id);
       if (k === undefined) return -1;
       key = k;
     } else key = id;
@@ -538,10 +661,254 @@ export class FingerprintIndex {
     return -1;
   }
 
-  private alloc(bytes: number): number {
-    const ptr = this.rt.heap.alloc(bytes);
-    this.blocks.set(ptr, Math.max(16, Math.ceil(bytes / 16) * 16));
-    return ptr;
+  /**
+   * Keys of a batch of string ids, sorted, with their batch positions. Each id enters the string store here
+   * (`onInsert` counts them, so that the caller can take them out again if the call fails).
+   */
+  private stringBatch(txn: Txn, ids: ArrayLike<string>, onInsert: () => void): { keys: number; slots: number } {
+    const n = ids.length;
+    const ka = txn.temp(n * 4);
+    const va = txn.temp(n * 4);
+    const u32 = this.rt.heap.u32;
+    for (let i = 0; i < n; i++) {
+      const s = ids[i]!;
+      const key = this.strings.insert(s);
+      if (key < 0) {
+        for (let j = 0; j < i; j++) {
+          if (ids[j] === s) throw new RangeError(`ids[${i}] ${show(s)} appears twice in the batch`);
+        }
+        throw new RangeError(`ids[${i}] ${show(s)} is already in the index`);
+      }
+      u32[ka / 4 + i] = key;
+      onInsert();
+      u32[va / 4 + i] = i;
+    }
+    // A fresh store hands out keys in order (a load from a file): then the batch needs no sort.
+    let ascending = true;
+    for (let i = 1; i < n && ascending; i++) ascending = u32[ka / 4 + i]! > u32[ka / 4 + i - 1]!;
+    if (ascending) {
+      txn.drop(va);
+      return { keys: ka, slots: 0 };
+    }
+    return this.sortBatch(txn, ka, va, n);
+  }
+
+  /** Keys of a batch of number ids, sorted, with their batch positions; throws on repeats and present ids. */
+  private numberBatch(txn: Txn, ids: ArrayLike<number>): { keys: number; slots: number } {
+    const n = ids.length;
+    const heap = this.rt.heap;
+    const k = kernelsOf(this.rt);
+    const ka = txn.temp(n * 4);
+    let u32 = heap.u32;
+    if (ids instanceof Uint32Array) u32.set(ids, ka / 4);
+    else for (let i = 0; i < n; i++) u32[ka / 4 + i] = ids[i]!;
+    // Ids already ascending (a common bulk load) need neither the sort nor its scratch.
+    let ascending = true;
+    for (let i = 1; i < n && ascending; i++) ascending = u32[ka / 4 + i]! > u32[ka / 4 + i - 1]!;
+    let sorted = { keys: ka, slots: 0 };
+    if (!ascending) {
+      const va = txn.temp(n * 4);
+      u32 = heap.u32;
+      for (let i = 0; i < n; i++) u32[va / 4 + i] = i;
+      sorted = this.sortBatch(txn, ka, va, n);
+    }
+    u32 = heap.u32;
+    const repeat = k.indexFirstRepeat(sorted.keys, n);
+    if (repeat >= 0) throw new RangeError(`id ${u32[sorted.keys / 4 + repeat]} appears twice in the batch`);
+    const common = k.indexFirstCommon(this.hdr, this.keys, sorted.keys, n);
+    if (common >= 0) throw new RangeError(`id ${u32[sorted.keys / 4 + common]} is already in the index`);
+    for (const key of this.pending.keys()) {
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (u32[sorted.keys / 4 + mid]! < key) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < n && u32[sorted.keys / 4 + lo] === key) throw new RangeError(`id ${key} is already in the index`);
+    }
+    return sorted;
+  }
+
+  /** Sorts (key, position) pairs by key; the unused pair of arrays is released. */
+  private sortBatch(txn: Txn, ka: number, va: number, n: number): { keys: number; slots: number } {
+    const kb = txn.temp(n * 4);
+    const vb = txn.temp(n * 4);
+    if (kernelsOf(this.rt).indexSortPairs(ka, va, n, kb, vb) === 1) {
+      txn.drop(ka);
+      txn.drop(va);
+      return { keys: kb, slots: vb };
+    }
+    txn.drop(kb);
+    txn.drop(vb);
+    return { keys: ka, slots: va };
+  }
+
+  /** The live buffered entries as (key, slot) pairs sorted by key. */
+  private sortedBuffer(txn: Txn): { keys: number; slots: number; n: number } {
+    const n = this.pending.size;
+    if (n === 0) return { keys: 0, slots: 0, n };
+    const ka = txn.temp(n * 4);
+    const va = txn.temp(n * 4);
+    const u32 = this.rt.heap.u32;
+    let i = 0;
+    for (const [key, slot] of this.pending) {
+      u32[ka / 4 + i] = key;
+      u32[va / 4 + i] = slot;
+      i++;
+    }
+    return { ...this.sortBatch(txn, ka, va, n), n };
+  }
+
+  /**
+   * Builds, in fresh blocks of `txn`, the index holding the live sorted part, the live buffer and `batch`: master
+   * and keys in key order, a fresh header, and the tables planned for the new size. Reads the index, never
+   * writes it.
+   */
+  private rebuild(txn: Txn, batch: Batch | undefined): Staged {
+    const heap = this.rt.heap;
+    const kern = kernelsOf(this.rt);
+    const w = this.words;
+    const nc = batch?.n ?? 0;
+    const live = this.live + nc;
+    let master: number;
+    let keys: number;
+    let capacity: number;
+    if (batch && this.slots === 0 && batch.slots === 0) {
+      // An empty index and a batch in key order: the batch's blocks become the index's as they are.
+      master = batch.fps;
+      keys = batch.keys;
+      txn.keep(keys, nc * 4);
+      capacity = nc;
+    } else {
+      const buffer = this.sortedBuffer(txn);
+      capacity = Math.max(64, live + (batch ? 0 : bufferLimit(live)));
+      master = txn.alloc(capacity * 8 * w);
+      keys = txn.alloc(capacity * 4);
+      if (live > 0) {
+        const written = kern.indexMerge(
+          this.hdr,
+          this.keys,
+          buffer.keys,
+          buffer.slots,
+          buffer.n,
+          batch?.keys ?? 0,
+          batch?.slots ?? 0,
+          nc,
+          batch?.fps ?? 0,
+          master,
+          keys,
+        );
+        if (written !== live) throw new Error(`internal: merge wrote ${written} fingerprints, expected ${live}`);
+      }
+      // What the merge read is not needed for the tables: give it back before they are allocated.
+      txn.drop(buffer.keys);
+      txn.drop(buffer.slots);
+      if (batch) {
+        txn.drop(batch.fps);
+        txn.drop(batch.keys);
+        txn.drop(batch.slots);
+      }
+    }
+    const deadBytes = Math.ceil(capacity / 32) * 4;
+    const dead = txn.alloc(deadBytes);
+    const hdr = txn.alloc(HEADER_BYTES);
+    heap.u8.fill(0, dead, dead + deadBytes);
+    heap.u8.fill(0, hdr, hdr + HEADER_BYTES);
+    const plan = this.planFor(live);
+    const header = (field: number, value: number): void => {
+      heap.u32[hdr / 4 + field] = value;
+    };
+    header(H_WORDS, w);
+    header(H_MASTER, master);
+    header(H_DEAD, dead);
+    header(H_SORTED, live);
+    header(H_SLOTS, live);
+    header(H_DIR_BITS, plan.directoryBits);
+    header(H_TAIL_BITS, plan.tailBits);
+    const tables = plan.tables.length;
+    const tableBlocks: number[] = [];
+    let desc = 0;
+    if (tables > 0) {
+      desc = txn.alloc(tables * DESCRIPTOR_BYTES);
+      header(H_DESCRIPTORS, desc);
+      const dirBytes = 4 * (2 ** plan.directoryBits + 1);
+      // Scratch for the two-pass scatter: a u64 key and a u32 slot per entry.
+      const tmp = plan.directoryBits > 10 ? txn.temp(live * 12 + 16) : 0;
+      for (let t = 0; t < tables; t++) {
+        const dir = txn.alloc(dirBytes);
+        const ids = txn.alloc(Math.max(16, live * 4));
+        const tails = txn.alloc(Math.max(16, live * (plan.tailBits / 8)));
+        tableBlocks.push(dir, ids, tails);
+        const table = plan.tables[t]!;
+        if (table.segments.length > MAX_SEGMENTS) throw new Error(`internal: ${table.segments.length} segments`);
+        const base = desc + t * DESCRIPTOR_BYTES;
+        const u32 = heap.u32;
+        u32.fill(0, base / 4, (base + DESCRIPTOR_BYTES) / 4);
+        u32[(base + D_SEGMENT_COUNT) / 4] = table.segments.length;
+        table.segments.forEach(([start, len], i) => (u32[(base + D_SEGMENTS) / 4 + i] = (start << 8) | len));
+        heap.u64[(base + D_MASK_LOW) / 8] = BigInt('0x' + table.mask[0]);
+        heap.u64[(base + D_MASK_HIGH) / 8] = BigInt('0x' + table.mask[1]);
+        u32[(base + D_TAIL_PREFIX_MASK) / 4] = table.tailPrefixMask;
+        u32[(base + D_DIRECTORY) / 4] = dir;
+        u32[(base + D_IDS) / 4] = ids;
+        u32[(base + D_TAILS) / 4] = tails;
+        kern.indexBuildTable(hdr, t, tmp);
+      }
+      txn.drop(tmp);
+      header(H_TABLES, tables);
+    }
+    return { hdr, master, keys, dead, capacity, desc, tableBlocks, plan, live };
+  }
+
+  /** Makes `staged` the index's storage and releases the old; nothing here can fail. */
+  private commit(txn: Txn, staged: Staged): void {
+    for (const ptr of [this.hdr, this.master, this.keys, this.dead, this.desc, ...this.tableBlocks]) {
+      this.release(ptr);
+    }
+    for (const [ptr, bytes] of txn.finish()) this.blocks.set(ptr, bytes);
+    this.hdr = staged.hdr;
+    this.master = staged.master;
+    this.keys = staged.keys;
+    this.dead = staged.dead;
+    this.capacity = staged.capacity;
+    this.desc = staged.desc;
+    this.tableBlocks = staged.tableBlocks;
+    this.plan = staged.plan;
+    this.sorted = this.slots = this.live = staged.live;
+    this.deadCount = 0;
+    this.pending.clear();
+  }
+
+  /**
+   * Moves master/keys/dead to blocks of at least `slots`; all-or-nothing. Doubling, but never past the largest
+   * buffer (16384) above the sorted part: a merge comes first, so more would only strand memory in big indexes.
+   */
+  private grow(slots: number): void {
+    const heap = this.rt.heap;
+    transaction(heap, (txn) => {
+      const cap = Math.max(64, slots, Math.min(this.capacity * 2, this.sorted + bufferLimit(MAX_U32)));
+      const w = this.words;
+      const master = txn.alloc(cap * 8 * w);
+      const keys = txn.alloc(cap * 4);
+      const deadBytes = Math.ceil(cap / 32) * 4;
+      const dead = txn.alloc(deadBytes);
+      const u8 = heap.u8;
+      u8.fill(0, dead, dead + deadBytes);
+      u8.copyWithin(master, this.master, this.master + this.slots * 8 * w);
+      u8.copyWithin(keys, this.keys, this.keys + this.slots * 4);
+      u8.copyWithin(dead, this.dead, this.dead + Math.ceil(this.slots / 32) * 4);
+      this.release(this.master);
+      this.release(this.keys);
+      this.release(this.dead);
+      for (const [ptr, bytes] of txn.finish()) this.blocks.set(ptr, bytes);
+      this.master = master;
+      this.keys = keys;
+      this.dead = dead;
+      this.capacity = cap;
+      this.setHeader(H_MASTER, master);
+      this.setHeader(H_DEAD, dead);
+    });
   }
 
   private release(ptr: number): void {
@@ -564,144 +931,6 @@ export class FingerprintIndex {
     });
   }
 
-  /** Grows master/keys/dead to hold `slots` (doubling, or exactly when `exact`). */
-  private ensureCapacity(slots: number, exact = false): void {
-    if (slots <= this.capacity && this.master !== 0) return;
-    const cap = Math.max(64, exact ? slots : Math.max(slots, this.capacity * 2));
-    const w = this.words;
-    const master = this.alloc(cap * 8 * w);
-    const keys = this.alloc(cap * 4);
-    const deadBytes = Math.ceil(cap / 32) * 4;
-    const dead = this.alloc(deadBytes);
-    const heap = this.rt.heap;
-    heap.u8.fill(0, dead, dead + deadBytes);
-    if (this.master !== 0) {
-      heap.u8.copyWithin(master, this.master, this.master + this.slots * 8 * w);
-      heap.u8.copyWithin(keys, this.keys, this.keys + this.slots * 4);
-      heap.u8.copyWithin(dead, this.dead, this.dead + Math.ceil(this.slots / 32) * 4);
-      this.release(this.master);
-      this.release(this.keys);
-      this.release(this.dead);
-    }
-    this.master = master;
-    this.keys = keys;
-    this.dead = dead;
-    this.capacity = cap;
-    this.setHeader(H_MASTER, master);
-    this.setHeader(H_DEAD, dead);
-  }
-
-  /**
-   * Rebuilds: live sorted part + live buffer (sorted by key, or the given sorted pairs) → new master/keys in key
-   * order, then tables re-planned for the new size.
-   */
-  private merge(given?: { keys: number; slots: number; n: number }): void {
-    const heap = this.rt.heap;
-    const k = kernelsOf(this.rt);
-    const sc = scratch(heap);
-    let bk: number;
-    let bs: number;
-    let nb: number;
-    if (given) {
-      ({ keys: bk, slots: bs, n: nb } = given);
-    } else {
-      nb = this.slots - this.sorted;
-      const ka = sc.a.reserve(Math.max(16, nb * 4));
-      const va = sc.b.reserve(Math.max(16, nb * 4));
-      const kb = sc.c.reserve(Math.max(16, nb * 4));
-      const vb = sc.d.reserve(Math.max(16, nb * 4));
-      const u32 = heap.u32;
-      u32.copyWithin(ka / 4, this.keys / 4 + this.sorted, this.keys / 4 + this.slots);
-      for (let i = 0; i < nb; i++) u32[va / 4 + i] = this.sorted + i;
-      const inScratch = k.indexSortPairs(ka, va, nb, kb, vb) === 1;
-      bk = inScratch ? kb : ka;
-      bs = inScratch ? vb : va;
-    }
-    const live = this.live;
-    if (this.sorted === 0 && this.deadCount === 0 && nb === this.slots && inSlotOrder(heap.u32, bs, nb)) {
-      // Everything is new and already in key order at its slot: the fingerprints stay where they are.
-      this.sorted = this.slots;
-      this.pending.clear();
-      this.setHeader(H_SORTED, this.sorted);
-      this.buildTables();
-      return;
-    }
-    const cap = Math.max(64, live + (given ? 0 : bufferLimit(live)));
-    const w = this.words;
-    const master = this.alloc(cap * 8 * w);
-    const keys = this.alloc(cap * 4);
-    const deadBytes = Math.ceil(cap / 32) * 4;
-    const dead = this.alloc(deadBytes);
-    const written = k.indexMerge(this.hdr, this.keys, bk, bs, nb, master, keys);
-    if (written !== live) throw new Error(`internal: merge wrote ${written} fingerprints, expected ${live}`);
-    this.release(this.master);
-    this.release(this.keys);
-    this.release(this.dead);
-    this.rt.heap.u8.fill(0, dead, dead + deadBytes);
-    this.master = master;
-    this.keys = keys;
-    this.dead = dead;
-    this.capacity = cap;
-    this.sorted = this.slots = live;
-    this.deadCount = 0;
-    this.pending.clear();
-    this.setHeader(H_MASTER, master);
-    this.setHeader(H_DEAD, dead);
-    this.setHeader(H_ANY_DEAD, 0);
-    this.setHeader(H_SORTED, live);
-    this.setHeader(H_SLOTS, live);
-    this.buildTables();
-  }
-
-  private buildTables(): void {
-    for (const ptr of this.tableBlocks) this.release(ptr);
-    this.tableBlocks = [];
-    this.release(this.desc);
-    this.desc = 0;
-    // Until every table is built the index answers by linear scan (table count 0), so a failed allocation
-    // below leaves a slower but correct index.
-    this.setHeader(H_TABLES, 0);
-    this.setHeader(H_DESCRIPTORS, 0);
-    const plan = this.planFor(this.live);
-    this.plan = planIndex({ bits: this.bits, maxDistance: this.maxDistance, size: this.live, layout: 'linear' });
-    const tables = plan.tables.length;
-    this.setHeader(H_DIR_BITS, plan.directoryBits);
-    this.setHeader(H_TAIL_BITS, plan.tailBits);
-    if (tables === 0) {
-      this.plan = plan;
-      return;
-    }
-    const n = this.live;
-    const dirBytes = 4 * (2 ** plan.directoryBits + 1);
-    this.desc = this.alloc(tables * DESCRIPTOR_BYTES);
-    this.setHeader(H_DESCRIPTORS, this.desc);
-    for (let t = 0; t < tables; t++) {
-      const dir = this.alloc(dirBytes);
-      const ids = this.alloc(Math.max(16, n * 4));
-      const tails = this.alloc(Math.max(16, n * (plan.tailBits / 8)));
-      this.tableBlocks.push(dir, ids, tails);
-      const table = plan.tables[t]!;
-      if (table.segments.length > MAX_SEGMENTS) throw new Error(`internal: ${table.segments.length} segments`);
-      const base = this.desc + t * DESCRIPTOR_BYTES;
-      const heap = this.rt.heap;
-      const u32 = heap.u32;
-      u32.fill(0, base / 4, (base + DESCRIPTOR_BYTES) / 4);
-      u32[(base + D_SEGMENT_COUNT) / 4] = table.segments.length;
-      table.segments.forEach(([start, len], i) => (u32[(base + D_SEGMENTS) / 4 + i] = (start << 8) | len));
-      heap.u64[(base + D_MASK_LOW) / 8] = BigInt('0x' + table.mask[0]);
-      heap.u64[(base + D_MASK_HIGH) / 8] = BigInt('0x' + table.mask[1]);
-      u32[(base + D_TAIL_PREFIX_MASK) / 4] = table.tailPrefixMask;
-      u32[(base + D_DIRECTORY) / 4] = dir;
-      u32[(base + D_IDS) / 4] = ids;
-      u32[(base + D_TAILS) / 4] = tails;
-      // Scratch for the two-pass scatter: a u64 key and a u32 slot per entry.
-      const tmp = plan.directoryBits > 10 ? scratch(heap).a.reserve(n * 12 + 16) : 0;
-      kernelsOf(this.rt).indexBuildTable(this.hdr, t, tmp);
-    }
-    this.setHeader(H_TABLES, tables);
-    this.plan = plan;
-  }
-
   private radius(k: number): number {
     if (this.plan.tables.length === 0) return 0;
     const m = this.plan.blocks.length;
@@ -716,6 +945,7 @@ export class FingerprintIndex {
     const sc = scratch(heap);
     const radius = this.radius(k);
     const results: Neighbor[][] = [];
+    const strings = this.idKind === 'string';
     let done = 0;
     let cap = Math.max(1024, nq * 4);
     while (done < nq) {
@@ -732,10 +962,10 @@ export class FingerprintIndex {
         for (let j = 0; j < c; j++) {
           const slot = u32[at + 2 * j]!;
           const key = u32[this.keys / 4 + slot]!;
-          list[j] = { id: this.idKind === 'string' ? this.names[key]! : key, distance: u32[at + 2 * j + 1]! };
+          list[j] = { id: strings ? this.strings.name(key) : key, distance: u32[at + 2 * j + 1]! };
         }
         at += 2 * c;
-        list.sort(this.idKind === 'string' ? byDistanceThenString : byDistanceThenNumber);
+        list.sort(strings ? byDistanceThenString : byDistanceThenNumber);
         results.push(list);
       }
       done += completed;
@@ -747,9 +977,32 @@ export class FingerprintIndex {
   }
 }
 
-function inSlotOrder(u32: Uint32Array, slots: number, n: number): boolean {
-  for (let i = 0; i < n; i++) if (u32[slots / 4 + i] !== i) return false;
-  return true;
+/**
+ * Entries per Map in the string id store of indexes created from now on. A test hook (see string-ids.ts): tests
+ * lower it to exercise the store's Map chains without 2^23 ids.
+ */
+export let stringMapCapacity: number | undefined;
+export function setStringMapCapacity(capacity: number | undefined): void {
+  stringMapCapacity = capacity;
+}
+
+function checkBits(bits: unknown, name: string): IndexBits {
+  if (bits !== 64 && bits !== 128) {
+    throw new (typeof bits === 'number' ? RangeError : TypeError)(`${name} must be 64 or 128, got ${show(bits)}`);
+  }
+  return bits;
+}
+
+/** XXH64 of `bytes` (the format's checksum), through a block released right after. */
+function checksum(rt: Runtime, bytes: Uint8Array): bigint {
+  const heap = rt.heap;
+  const ptr = heap.alloc(Math.max(16, bytes.length));
+  try {
+    heap.u8.set(bytes, ptr);
+    return BigInt.asUintN(64, kernelsOf(rt).indexChecksum(ptr, bytes.length));
+  } finally {
+    heap.release(ptr);
+  }
 }
 
 function byDistanceThenNumber(a: Neighbor, b: Neighbor): number {

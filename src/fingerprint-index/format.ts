@@ -4,7 +4,7 @@
 //
 //   offset  size  field
 //   0       4     magic "SHFI"
-//   4       2     format version (1)
+//   4       2     format version (2; version 1 is still read)
 //   6       2     flags (0)
 //   8       8     total length in bytes, checksum included
 //   16      1     bits (64 or 128)
@@ -17,13 +17,18 @@
 //   32      4     count N
 //   36      2     spec id length L, then L bytes of SPEC_ID (ASCII), zero padding to a multiple of 8
 //   ...           N fingerprints (1 or 2 u64 words each, low word first), ascending by id key
-//   ...           ids: N u32 (ascending), or N strings (u32 UTF-8 length + bytes)
+//   ...           ids: N u32 (ascending), or N strings: u32 length in UTF-16 code units, then the code units
+//                 (u16 each), so that any JavaScript string, lone surrogates included, comes back unchanged
 //   end − 8 8     XXH64 (seed 0) of every byte before it
+//
+// Version 1 differed only in the strings: u32 UTF-8 length + UTF-8 bytes (lone surrogates became U+FFFD).
 import { SPEC_ID } from '../fingerprint/spec.js';
 import type { IndexBits, IndexLayout } from './planner.js';
 import { show } from '../errors.js';
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+/** Versions this build reads. */
+const READABLE = [1, 2];
 const MAGIC = [0x53, 0x48, 0x46, 0x49]; // "SHFI"
 const FIXED = 38;
 
@@ -53,15 +58,20 @@ export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
   if (data.idKind === 'number') {
     idBytes = new Uint8Array(Uint32Array.from(data.ids as ArrayLike<number>).buffer);
   } else {
-    const parts = (data.ids as readonly string[]).map((s) => encoder.encode(s));
-    idBytes = new Uint8Array(parts.reduce((a, p) => a + 4 + p.length, 0));
+    const ids = data.ids as readonly string[];
+    let size = 0;
+    for (const s of ids) size += 4 + 2 * s.length;
+    idBytes = new Uint8Array(size);
     const view = new DataView(idBytes.buffer);
+    const units = new Uint16Array(idBytes.buffer, 0, size >>> 1); // every length and unit starts at an even offset
     let at = 0;
-    for (const p of parts) {
-      view.setUint32(at, p.length, true);
-      idBytes.set(p, at + 4);
-      at += 4 + p.length;
+    for (const s of ids) {
+      view.setUint32(at, s.length, true);
+      const from = (at + 4) >>> 1;
+      for (let j = 0; j < s.length; j++) units[from + j] = s.charCodeAt(j);
+      at += 4 + 2 * s.length;
     }
+    if (!littleEndian) for (let i = 0; i < units.length; i++) view.setUint16(2 * i, units[i]!, true);
   }
   const total = head + fpBytes + idBytes.length + 8;
   const out = new Uint8Array(total);
@@ -93,6 +103,21 @@ export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
   return out;
 }
 
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The string of `len` UTF-16 code units at `at` (little-endian), taken unit by unit: no decoder repairs them. */
+function codeUnits(view: DataView, at: number, len: number): string {
+  let out = '';
+  for (let done = 0; done < len; ) {
+    const chunk = Math.min(len - done, 4096);
+    const units = new Array<number>(chunk);
+    for (let j = 0; j < chunk; j++) units[j] = view.getUint16(at + 2 * (done + j), true);
+    out += String.fromCharCode(...units);
+    done += chunk;
+  }
+  return out;
+}
+
 function invalid(reason: string): RangeError {
   return new RangeError(`invalid index bytes: ${reason}`);
 }
@@ -106,8 +131,8 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint16(4, true);
-  if (version !== FORMAT_VERSION)
-    throw invalid(`format version ${version} is not supported (this build reads version ${FORMAT_VERSION})`);
+  if (!READABLE.includes(version))
+    throw invalid(`format version ${version} is not supported (this build reads versions ${READABLE.join(' and ')})`);
   const total = view.getBigUint64(8, true);
   if (total > BigInt(bytes.length))
     throw invalid(`truncated: the header announces ${total} bytes, got ${bytes.length}`);
@@ -159,6 +184,17 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
     ids = new Uint32Array(n);
     new Uint8Array(ids.buffer).set(bytes.subarray(fpEnd, end));
     for (let i = 1; i < n; i++) if (ids[i]! <= ids[i - 1]!) throw invalid(`ids are not strictly ascending at ${i}`);
+  } else if (version >= 2) {
+    ids = new Array<string>(n);
+    let at = fpEnd;
+    for (let i = 0; i < n; i++) {
+      if (at + 4 > bytes.length - 8) throw invalid(`string id ${i} runs past the end`);
+      const len = view.getUint32(at, true);
+      if (at + 4 + 2 * len > bytes.length - 8) throw invalid(`string id ${i} runs past the end`);
+      ids[i] = codeUnits(view, at + 4, len);
+      at += 4 + 2 * len;
+    }
+    end = at;
   } else {
     const decoder = new TextDecoder('utf-8', { fatal: true });
     ids = new Array<string>(n);

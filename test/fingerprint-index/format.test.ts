@@ -57,7 +57,7 @@ describe('serialize / deserialize', () => {
     expect(new TextDecoder().decode(bytes.subarray(0, 4))).toBe('SHFI');
     expect(new TextDecoder().decode(bytes.subarray(38, 38 + SPEC_ID.length))).toBe(SPEC_ID);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    expect(view.getUint16(4, true)).toBe(1);
+    expect(view.getUint16(4, true)).toBe(2);
     expect(view.getBigUint64(bytes.length - 8, true)).toBe(await xxh64(bytes.subarray(0, bytes.length - 8)));
     index.free();
   });
@@ -113,8 +113,8 @@ describe('serialize / deserialize', () => {
     const resealed = await reseal(otherSpec.slice());
     expect(() => FingerprintIndex.deserialize(resealed)).toThrow(/spec/);
     const version = bytes.slice();
-    version[4] = 2;
-    expect(() => FingerprintIndex.deserialize(version)).toThrow(/version 2 is not supported/);
+    version[4] = 3;
+    expect(() => FingerprintIndex.deserialize(version)).toThrow(/version 3 is not supported/);
     // Ids must be strictly ascending: swap the first two.
     const head = Math.ceil((38 + SPEC_ID.length) / 8) * 8;
     const ids = bytes.slice();
@@ -130,6 +130,53 @@ describe('serialize / deserialize', () => {
     const resealedBits = await reseal(bits);
     expect(() => FingerprintIndex.deserialize(resealedBits)).toThrow(/bits 32/);
     expect(() => FingerprintIndex.deserialize('abc' as unknown as Uint8Array)).toThrow(TypeError);
+    index.free();
+  });
+
+  it('reads version 1 files (UTF-8 string ids), written here by hand from the documented layout', async () => {
+    const ids = ['ü-1', 'plain', '\u{1F600}'];
+    const fps = new BigUint64Array([1n, 0xffn, 0xf0f0n]);
+    const utf8 = ids.map((s) => new TextEncoder().encode(s));
+    const spec = new TextEncoder().encode(SPEC_ID);
+    const head = Math.ceil((38 + spec.length) / 8) * 8;
+    const total = head + fps.length * 8 + utf8.reduce((a, b) => a + 4 + b.length, 0) + 8;
+    const bytes = new Uint8Array(total);
+    const view = new DataView(bytes.buffer);
+    bytes.set([0x53, 0x48, 0x46, 0x49]);
+    view.setUint16(4, 1, true);
+    view.setBigUint64(8, BigInt(total), true);
+    bytes[16] = 64;
+    bytes[17] = 4;
+    bytes[18] = 2;
+    view.setUint32(32, ids.length, true);
+    view.setUint16(36, spec.length, true);
+    bytes.set(spec, 38);
+    bytes.set(new Uint8Array(fps.buffer), head);
+    let at = head + fps.length * 8;
+    for (const u of utf8) {
+      view.setUint32(at, u.length, true);
+      bytes.set(u, at + 4);
+      at += 4 + u.length;
+    }
+    view.setBigUint64(total - 8, await xxh64(bytes.subarray(0, total - 8)), true);
+    const index = FingerprintIndex.deserialize(bytes, { bits: 64, maxDistance: 4 });
+    expect(index.size).toBe(3);
+    expect(index.query(0xf0f0n, 0)).toEqual([{ id: '\u{1F600}', distance: 0 }]);
+    expect(index.query(1n, 0)).toEqual([{ id: 'ü-1', distance: 0 }]);
+    // Saving again writes version 2.
+    expect(new DataView(index.serialize().buffer).getUint16(4, true)).toBe(2);
+    index.free();
+  });
+
+  it('version 2 stores string ids as UTF-16 code units (a lone surrogate stays one unit)', () => {
+    const index = new FingerprintIndex();
+    index.add('\uD800x', 9n);
+    const bytes = index.serialize();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const at = Math.ceil((38 + SPEC_ID.length) / 8) * 8 + 8;
+    expect(view.getUint32(at, true)).toBe(2);
+    expect([view.getUint16(at + 4, true), view.getUint16(at + 6, true)]).toEqual([0xd800, 0x78]);
+    expect(bytes.length).toBe(at + 8 + 8);
     index.free();
   });
 });
