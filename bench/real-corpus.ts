@@ -56,7 +56,7 @@ export interface RealCorpus {
   manifest: RealCorpusManifest;
 }
 
-const VERSION = 1;
+const VERSION = 2;
 const MIN_DOC = 1024;
 const MAX_DOC = 20 * 1024;
 const FILE_CAP = 256 * 1024;
@@ -261,6 +261,7 @@ export function buildRealCorpus(options: RealCorpusOptions = {}): RealCorpus {
       if (next.done) return;
       s.files++;
       for (const doc of documentsOf(next.value, random)) {
+        if (used >= budget || total >= sourceBytes) break;
         if (seen.has(doc)) continue;
         seen.add(doc);
         const bytes = Buffer.byteLength(doc);
