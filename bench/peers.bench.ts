@@ -133,6 +133,11 @@ export async function run(): Promise<BenchRow[]> {
     console.error(skipped);
   } else {
     seomoz = runSeomoz(corpus.docsFile, corpus.groupsFile, [r.k, 3]);
+    // Both sides must have read the same documents and planted pairs, or the comparison means nothing.
+    if (seomoz.documents !== n || seomoz.bytes !== m.bytes || seomoz.plantedPairs !== planted.length)
+      throw new Error(
+        `seomoz driver read ${seomoz.documents} documents, ${seomoz.bytes} bytes, ${seomoz.plantedPairs} planted pairs; expected ${n}, ${m.bytes}, ${planted.length}`,
+      );
   }
   const same = seomoz?.runs.find((run) => run.k === r.k);
   const k3 = seomoz?.runs.find((run) => run.k === 3);

@@ -13,7 +13,9 @@
 // optionally a group file, one u32 per document (documents of a group are planted near-duplicates), for recall.
 // Output: one JSON object on stdout with counts and per-stage wall and CPU times in milliseconds.
 //
-// usage: seomoz-simhash --docs FILE [--groups FILE] [--k 12[,3...]] [--blocks auto|M]
+// usage: seomoz-simhash --docs FILE [--groups FILE] [--k 12[,3...]] [--blocks auto|M[,...]]
+// Each k runs find_all once on the same fingerprints; --blocks gives the block count per run (the last one
+// repeats), "auto" the one with the least estimated work.
 
 // Standard headers first: the library's jenkins.h defines macros named mix, final and rot.
 #include <algorithm>
@@ -131,9 +133,13 @@ int main(int argc, char** argv) {
         if (item.empty() || *end || k < 1 || k > 63) fail("--k takes integers from 1 to 63, got " + item);
         ks.push_back(static_cast<size_t>(k));
       }
-    } else fail("unknown argument " + a + " (usage: --docs FILE [--groups FILE] [--k 12[,3]] [--blocks auto|M])");
+    } else fail("unknown argument " + a + " (usage: --docs FILE [--groups FILE] [--k 12[,3]] [--blocks auto|M[,...]])");
   }
   if (docs_path.empty()) fail("--docs FILE is required");
+  std::vector<std::string> blocks_list;
+  std::stringstream blocks_items(blocks_arg);
+  for (std::string item; std::getline(blocks_items, item, ',');) blocks_list.push_back(item);
+  if (blocks_list.empty()) fail("--blocks needs a value");
 
   auto t = Clock::now();
   std::vector<std::string> docs = read_documents(docs_path);
@@ -179,7 +185,8 @@ int main(int argc, char** argv) {
   std::ostringstream runs;
   for (size_t r = 0; r < ks.size(); ++r) {
     size_t k = ks[r];
-    size_t blocks = blocks_arg == "auto" ? best_blocks(distinct.size(), k) : std::stoul(blocks_arg);
+    std::string b = r < blocks_list.size() ? blocks_list[r] : blocks_list.back();
+    size_t blocks = b == "auto" ? best_blocks(distinct.size(), k) : std::strtoul(b.c_str(), nullptr, 10);
     if (blocks <= k || blocks > 64) fail("blocks must be greater than k and at most 64");
     t = Clock::now();
     c = cpu_ms();
