@@ -140,6 +140,11 @@ export async function run(): Promise<BenchRow[]> {
       );
   }
   const same = seomoz?.runs.find((run) => run.k === r.k);
+  // The planted copies differ by a few % of their words: either side missing most of them at k = 12 means a broken
+  // build or driver, not a slow one.
+  if (plantedVerified < planted.length / 2) console.error(`dedup() found only ${plantedVerified} planted pairs`);
+  if (same && same.plantedFound < planted.length / 2)
+    console.error(`seomoz found only ${same.plantedFound} planted pairs: check the driver and its build`);
   const k3 = seomoz?.runs.find((run) => run.k === 3);
 
   const oursMbps = mb / (fp.ms / 1000);
