@@ -70,6 +70,7 @@ export {
 export {
   simhashStream,
   MAX_DOCUMENT_BYTES,
+  MAX_THREADS,
   type StreamOptions,
   type SimHashStreamBatch,
 } from './dedup/stream-hash.js';

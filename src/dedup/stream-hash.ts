@@ -5,6 +5,8 @@ import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { MAX_THREADS, workerPool } from '../runtime/pool.js';
+
+export { MAX_THREADS } from '../runtime/pool.js';
 import { wasm } from '../runtime/wasm.js';
 import { type HashResult, type HashTask, TASKS_URL, hashTexts, packTexts, transferOf } from './stream-tasks.js';
 
