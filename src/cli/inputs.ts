@@ -315,10 +315,10 @@ export class Corpus {
       yield { text, source: s, offset: 0, length: size };
       return;
     }
-    // One document per line: split on the bytes, carrying a line across chunks.
+    // One document per line: split on the bytes, carrying a line across chunks. A line over the limit ends the
+    // source (reading on to its end could take forever: /dev/zero has no newline).
     let carry: Buffer[] = [];
     let carryBytes = 0;
-    let tooLong = false;
     let lineStart = 0;
     let lineNo = 1;
     const emit = (line: Buffer, start: number, no: number): StreamDocument | undefined => {
@@ -336,8 +336,10 @@ export class Corpus {
       if (text === undefined) return undefined;
       return { text, source: s, offset, length: line.length };
     };
-    const long = (): void => {
-      this.report.bad(`${this.shown(s)}:${lineNo}: a line longer than the ${LIMIT_TEXT} limit of one document`);
+    const tooLong = (): void => {
+      this.report.bad(
+        `${this.shown(s)}:${lineNo}: a line longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
+      );
     };
     for await (const chunk of this.chunks(s, { binary: false })) {
       let pos = 0;
@@ -345,31 +347,23 @@ export class Corpus {
         const nl = chunk.indexOf(10, pos);
         if (nl < 0) break;
         const length = carryBytes + nl - pos;
-        if (tooLong || length > MAX_DOCUMENT_BYTES) {
-          if (!tooLong) long();
-        } else {
-          const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
-          const doc = emit(line, lineStart, lineNo);
-          if (doc) yield doc;
-        }
+        if (length > MAX_DOCUMENT_BYTES) return tooLong();
+        const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
+        const doc = emit(line, lineStart, lineNo);
+        if (doc) yield doc;
         lineStart += length + 1;
         lineNo++;
         carry = [];
         carryBytes = 0;
-        tooLong = false;
         pos = nl + 1;
       }
       if (pos < chunk.length) {
         carryBytes += chunk.length - pos;
-        if (carryBytes > MAX_DOCUMENT_BYTES && !tooLong) {
-          long();
-          tooLong = true;
-          carry = [];
-        }
-        if (!tooLong) carry.push(chunk.subarray(pos));
+        if (carryBytes > MAX_DOCUMENT_BYTES) return tooLong();
+        carry.push(chunk.subarray(pos));
       }
     }
-    if (carryBytes > 0 && !tooLong) {
+    if (carryBytes > 0) {
       const doc = emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), lineStart, lineNo);
       if (doc) yield doc;
     }
