@@ -46,7 +46,8 @@ function edited(words) {
   for (const w of words) {
     const r = random();
     if (r < rate / 3) continue; // dropped
-    if (r < (2 * rate) / 3) copy.push(word()); // replaced
+    if (r < (2 * rate) / 3)
+      copy.push(word()); // replaced
     else copy.push(w);
     if (r > 1 - rate / 3) copy.push(word()); // inserted
   }
