@@ -105,17 +105,20 @@ export async function* simhashStream(
   let batch: Array<string | Uint8Array> = [];
   let size = 0;
   let index = 0;
-  const submit = (): void => {
+  let submitted = 0;
+  const submit = (last: boolean): void => {
     if (batch.length === 0) return;
     const first = index - batch.length;
     let result: Promise<HashResult>;
-    if (!pool) result = Promise.resolve(hashTexts(batch, hashOptions));
+    // Work of one batch in all is done here: starting a worker would cost more than it saves.
+    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
     else {
       const task: HashTask = { texts: packTexts(batch), options: hashOptions };
       result = pool.run<HashResult>('hash', task, o.threads, transferOf(task.texts));
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }
     inFlight.push({ first, result });
+    submitted++;
     batch = [];
     size = 0;
   };
@@ -124,14 +127,14 @@ export async function* simhashStream(
     batch.push(text);
     index++;
     if (size >= o.batchBytes) {
-      submit();
+      submit(false);
       while (inFlight.length >= maxInFlight) {
         const head = inFlight.shift()!;
         yield { first: head.first, ...(await head.result) };
       }
     }
   }
-  submit();
+  submit(true);
   while (inFlight.length > 0) {
     const head = inFlight.shift()!;
     yield { first: head.first, ...(await head.result) };

@@ -65,19 +65,23 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
   let pairs: number[] = [];
   let docs = new Set<number>();
   let bytes = 0;
-  const flush = async (): Promise<void> => {
+  let batches = 0;
+  const flush = async (last: boolean): Promise<void> => {
     if (pairs.length === 0) return;
     const batchPairs = pairs;
     const batchDocs = docs;
     pairs = [];
     docs = new Set();
     bytes = 0;
-    const running = runBatch(batchPairs, [...batchDocs]);
+    // Work of one batch in all is done here: starting a worker would cost more than it saves.
+    const here = last && batches === 0;
+    batches++;
+    const running = runBatch(batchPairs, [...batchDocs], here);
     running.catch(() => undefined); // awaited in order below; this only keeps it from counting as unhandled
     inFlight.push(running);
     while (inFlight.length >= maxInFlight) await inFlight.shift();
   };
-  const runBatch = async (batchPairs: number[], members: number[]): Promise<void> => {
+  const runBatch = async (batchPairs: number[], members: number[], here: boolean): Promise<void> => {
     const { source, offset, length } = ctx.locators;
     members.sort((x, y) => source[x]! - source[y]! || offset[x]! - offset[y]! || x - y);
     const local = new Map<number, number>();
@@ -106,7 +110,7 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
       featureCounts: Float64Array.from(members, (d) => counts[d]!),
     };
     let flags: Uint8Array;
-    if (ctx.pool) {
+    if (ctx.pool && !here) {
       const texts_ = packTexts(texts);
       flags = await ctx.pool.run<Uint8Array>('check', { ...task, texts: texts_ }, ctx.threads, transferOf(texts_));
     } else flags = checkPairs(texts, task);
@@ -121,13 +125,13 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
       const x = a[p]!;
       const y = b[p]!;
       const add = (docs.has(x) ? 0 : ctx.locators.length[x]!) + (docs.has(y) || x === y ? 0 : ctx.locators.length[y]!);
-      if (pairs.length > 0 && bytes + add > ctx.budget) await flush();
+      if (pairs.length > 0 && bytes + add > ctx.budget) await flush(false);
       docs.add(x);
       docs.add(y);
       bytes += add;
       pairs.push(p);
     }
-    await flush();
+    await flush(true);
     await Promise.all(inFlight);
   } catch (error) {
     await Promise.allSettled(inFlight);

@@ -9,6 +9,9 @@ import { dedup } from '../../src/dedup/dedup.js';
 import { type DedupStreamOptions, type Locators, type StreamDocument, dedupStream } from '../../src/dedup/stream.js';
 import { MAX_DOCUMENT_BYTES, simhashStream, utf8Length } from '../../src/dedup/stream-hash.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
+import { wasm } from '../../src/runtime/wasm.js';
+import { workerPool } from '../../src/runtime/pool.js';
+import { TASKS_URL } from '../../src/dedup/stream-tasks.js';
 import { rng } from '../reference.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -86,6 +89,8 @@ describe('dedupStream', () => {
       });
       sameResult(got, want, `threads ${threads}`);
       expect(got.count).toBe(sample.length);
+      // Two threads really ran in workers (one thread never starts one).
+      expect(workerPool(TASKS_URL, wasm().build).size).toBe(threads === 1 ? 0 : 2);
       expect(asked.length).toBeGreaterThan(1); // verification really ran in several batches
     }
   });
@@ -198,6 +203,24 @@ describe('dedupStream', () => {
       count: 1,
     });
     await expect(dedupStream([], { reread, maxDocumentBytes: 2 ** 30 + 1 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('dedupStream and WebAssembly memory', () => {
+  it('a document that does not fit fails with a RangeError, and the library stays usable', async () => {
+    const heap = wasm().heap;
+    const before = heap.limit;
+    heap.limit = heap.highWater + (1 << 20); // as test/runtime/heap-limit.ts, but across awaits
+    try {
+      const big = 'word '.repeat(2 << 20); // 10 MB
+      await expect(
+        dedupStream([{ text: 'small' }, { text: big }], { reread: () => [], batchBytes: 1 << 30 }),
+      ).rejects.toThrow(/cannot allocate \d+ bytes/);
+    } finally {
+      heap.limit = before;
+    }
+    const texts = corpus(21, 100);
+    sameResult(await dedupStream(docsOf(texts), { reread: rereadOf(texts) }), dedup(texts), 'after the failure');
   });
 });
 
