@@ -135,8 +135,12 @@ export class Corpus {
       this.report.warn(`${this.repeats - REPEATS_SHOWN} more repeated ids (${this.repeats} in all)`);
   }
 
-  /** Documents' texts again (Reread of dedupStream): nearby ranges of one source are read in one go. */
-  readonly reread = async (loc: Locators): Promise<Array<string | Uint8Array>> => {
+  /**
+   * Documents' texts again (Reread of dedupStream): nearby ranges of one source are read in one go. The reads are
+   * synchronous: small scattered reads of a cached file cost microseconds each, an asynchronous read a trip
+   * through libuv's thread pool; the worker threads keep verifying meanwhile.
+   */
+  readonly reread = (loc: Locators): Array<string | Uint8Array> => {
     const n = loc.index.length;
     const out = new Array<string | Uint8Array>(n);
     const order = Array.from({ length: n }, (_, i) => i).sort(
@@ -148,7 +152,7 @@ export class Corpus {
       const src = this.sources[s]!;
       const file = src.seekable ? src.name : path.join(this.spool!.dir, 'spool');
       const base = src.seekable ? 0 : this.spoolBase[s]!;
-      const fh = await fs.promises.open(file, 'r');
+      const fd = fs.openSync(file, 'r');
       try {
         while (i < n && loc.source[order[i]!] === s) {
           const start = loc.offset[order[i]!]!;
@@ -163,9 +167,9 @@ export class Corpus {
           const buf = Buffer.allocUnsafe(end - start);
           let got = 0;
           while (got < buf.length) {
-            const { bytesRead } = await fh.read(buf, got, buf.length - got, base + start + got);
-            if (bytesRead === 0) throw new InputError(`${this.shown(s)}: changed while it was read (now shorter)`);
-            got += bytesRead;
+            const read = fs.readSync(fd, buf, got, buf.length - got, base + start + got);
+            if (read === 0) throw new InputError(`${this.shown(s)}: changed while it was read (now shorter)`);
+            got += read;
           }
           for (let m = i; m < j; m++) {
             const d = order[m]!;
@@ -175,7 +179,7 @@ export class Corpus {
           i = j;
         }
       } finally {
-        await fh.close();
+        fs.closeSync(fd);
       }
     }
     return out;
@@ -285,6 +289,8 @@ export class Corpus {
     if (!this.spool) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-wasm-'));
       this.spool = { dir, fd: fs.openSync(path.join(dir, 'spool'), 'w+', 0o600), size: 0 };
+      // Also when the run ends some other way (an uncaught error, process.exit on a closed pipe).
+      process.once('exit', () => this.close());
     }
     return this.spool;
   }

@@ -196,7 +196,10 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI inputs
 
   it('reads standard input through a spool for verification, with the same clusters on 1 and 2 threads', () => {
     const input = [base, other, variant, '', `${base} extra`, other].join('\n');
-    const outputs = ['1', '2'].map((threads) => runCli(['dedup', '--lines', '--threads', threads], { input }));
+    const tmp = fs.mkdtempSync(path.join(dir, 'tmp-'));
+    const env = { ...process.env, TMPDIR: tmp };
+    const outputs = ['1', '2'].map((threads) => runCli(['dedup', '--lines', '--threads', threads], { input, env }));
+    expect(fs.readdirSync(tmp).filter((f) => f.startsWith('simhash-wasm-'))).toEqual([]); // the spool is gone
     for (const r of outputs) {
       expect(r.code).toBe(0);
       expect(lines(r.stdout).map((l) => JSON.parse(l))).toEqual([

@@ -14,9 +14,13 @@ export interface RunResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { input?: string; cwd?: string; timeout?: number } = {}): RunResult {
+export function runCli(
+  args: string[],
+  options: { input?: string; cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {},
+): RunResult {
   const r = spawnSync(process.execPath, ['--import', tsx, cli, ...args], {
     cwd: options.cwd ?? root,
+    env: options.env ?? process.env,
     input: options.input,
     encoding: 'utf8',
     timeout: options.timeout ?? 120_000,
