@@ -66,7 +66,10 @@ export function utf8Length(s: string): number {
   return n;
 }
 
-/** The byte length of a text, checked against the cap. */
+/**
+ * A text's size for batching, checked against the cap: its byte length, or for a string its length in UTF-16 units
+ * (exact UTF-8 is counted only when a string could pass the cap: each unit is one to three bytes).
+ */
 export function checkedTextBytes(text: unknown, index: number, cap: number): number {
   if (typeof text === 'string') {
     // Each UTF-16 unit is at least one byte, at most three: count exactly only when it could matter.
