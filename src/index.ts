@@ -59,6 +59,22 @@ export {
   type DedupTimings,
 } from './dedup/dedup.js';
 export {
+  dedupStream,
+  type StreamDocument,
+  type DedupStreamOptions,
+  type DedupStreamResult,
+  type DedupStreamPhase,
+  type Locators,
+  type Reread,
+} from './dedup/stream.js';
+export {
+  simhashStream,
+  MAX_DOCUMENT_BYTES,
+  MAX_THREADS,
+  type StreamOptions,
+  type SimHashStreamBatch,
+} from './dedup/stream-hash.js';
+export {
   FingerprintIndex,
   type FingerprintIndexOptions,
   type DeserializeOptions,

@@ -1,21 +1,24 @@
 #!/usr/bin/env node
 // The simhash-wasm command-line tool: `dedup` (near-duplicate clusters of a corpus) and `hash` (fingerprints).
-// Inputs: files, directories (recursively), JSON Lines (--jsonl, --field) or stdin. Exit codes: 0 success,
-// 1 error (including a bad input under --strict), 2 usage. Bad inputs are reported on stderr with file and line
-// and skipped unless --strict. A progress bar goes to stderr only when stderr is a terminal.
+// Inputs (files, directories, JSON Lines, one document per line, stdin) are read as streams of any size
+// (inputs.ts) and fingerprinted in worker threads (--threads); dedup runs on dedupStream, which keeps per document
+// only its fingerprint and locator and reads the documents of candidate pairs again to verify them. Exit codes:
+// 0 success, 1 error (no document read, or a bad input under --strict), 2 usage. Bad inputs are reported on
+// stderr with file and line and skipped unless --strict. A progress bar goes to stderr only when it is a terminal.
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
-import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { toHex } from '../fingerprint/bits.js';
-import { clusters, defaultDedupK, findNearDuplicates, type ClusterMode } from '../dedup/dedup.js';
-import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from '../dedup/verify-pairs.js';
-import type { Bits, SimHashOptions } from '../fingerprint/options.js';
-import { type Doc, InputError, readInputs, Reporter } from './inputs.js';
-import { csvField, ms, snippet, write } from './output.js';
+import { defaultDedupK, type ClusterMode, type VerifyOptions } from '../dedup/dedup.js';
+import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
+import { simhashStream } from '../dedup/stream-hash.js';
+import { Corpus } from './inputs.js';
+import { Output, csvField, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
+import { InputError, Reporter } from './report.js';
 import {
   choice,
   DEDUP_OPTIONS,
@@ -25,6 +28,7 @@ import {
   NAME,
   OPTIONS,
   readOptions,
+  threadsOption,
   UsageError,
 } from './usage.js';
 
@@ -36,29 +40,20 @@ function bundledSample(): string {
   return fs.existsSync(bundled) ? bundled : from('../../');
 }
 
-function hashAll(
-  docs: Doc[],
-  options: SimHashOptions & { bits: Bits },
-  progress: Progress,
-): { fps: BigUint64Array; featureCounts: Float64Array } {
-  // Batches of about 4 MB: one WebAssembly call each, and a progress update between them. The options were
-  // checked by hashOptions.
-  const hasher = createSimHasher(options);
-  const words = options.bits === 128 ? 2 : 1;
-  const fps = new BigUint64Array(docs.length * words);
-  const featureCounts = new Float64Array(docs.length);
-  let start = 0;
-  while (start < docs.length) {
-    let end = start;
-    let size = 0;
-    while (end < docs.length && (end === start || size < 4 << 20)) size += docs[end++]!.text.length;
-    const batch = hasher.hashManyDetailed(docs.slice(start, end).map((d) => d.text));
-    fps.set(batch.fingerprints, start * words);
-    featureCounts.set(batch.featureCounts, start);
-    start = end;
-    progress.update('hashing', start, docs.length);
-  }
-  return { fps, featureCounts };
+function cores(): number {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
+function noDocuments(report: Reporter): InputError {
+  const why = [
+    report.skipped ? `${report.skipped} skipped` : '',
+    report.warnings ? `${report.warnings} warning${report.warnings === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
+  return new InputError(`no documents were read${why.length ? ` (${why.join(', ')}: see above)` : ''}`);
+}
+
+function fingerprintHex(fps: BigUint64Array, i: number, bits: 32 | 64 | 128): string {
+  return toHex(bits === 128 ? (fps[i * 2 + 1]! << 64n) | fps[i * 2]! : fps[i]!, bits);
 }
 
 // ---- commands ----
@@ -72,20 +67,31 @@ async function hashCommand(args: string[]): Promise<number> {
   const format = choice(v.format, 'format', ['text', 'jsonl'] as const, 'text');
   const o = readOptions(v);
   const hashOpts = hashOptions(v);
+  const threads = threadsOption(v, cores());
   const report = new Reporter(o.strict);
   const progress = new Progress();
   await init();
-  const { docs } = readInputs(positionals, o, report, progress);
-  const { fps } = hashAll(docs, hashOpts, progress);
-  progress.done();
-  const words = hashOpts.bits === 128 ? 2 : 1;
-  const out: string[] = [];
-  docs.forEach((d, i) => {
-    const fp = words === 2 ? (fps[i * 2 + 1]! << 64n) | fps[i * 2]! : fps[i]!;
-    const hex = toHex(fp, hashOpts.bits);
-    out.push(format === 'jsonl' ? JSON.stringify({ id: d.name, fingerprint: hex }) : `${hex}\t${d.name}`);
-  });
-  await write(out.length ? out.join('\n') + '\n' : '');
+  const corpus = new Corpus(positionals, o, report, progress, false);
+  const out = new Output();
+  async function* texts(): AsyncGenerator<string | Uint8Array> {
+    for await (const doc of corpus.documents()) yield doc.text;
+  }
+  try {
+    for await (const batch of simhashStream(texts(), { ...hashOpts, threads })) {
+      for (let j = 0; j < batch.featureCounts.length; j++) {
+        const i = batch.first + j;
+        const hex = fingerprintHex(batch.fingerprints, j, hashOpts.bits);
+        await out.line(
+          format === 'jsonl' ? `{"id":${corpus.nameJson(i)},"fingerprint":"${hex}"}` : `${hex}\t${corpus.nameText(i)}`,
+        );
+      }
+    }
+  } finally {
+    corpus.close();
+    progress.done();
+  }
+  await out.flush();
+  if (corpus.count === 0) throw noDocuments(report);
   return 0;
 }
 
@@ -113,7 +119,7 @@ async function dedupCommand(args: string[]): Promise<number> {
       verify = { threshold };
     }
   }
-  const threads = intOption(v.threads, 'threads', 1, 1, 2) as 1 | 2;
+  const threads = threadsOption(v, cores());
   let o = readOptions(v);
   let inputs = positionals;
   const summary = v.summary === true || (v.sample === true && v.format === undefined && !v.pairs);
@@ -127,82 +133,142 @@ async function dedupCommand(args: string[]): Promise<number> {
   const report = new Reporter(o.strict);
   const progress = new Progress();
   await init();
-  const { docs, bytes } = readInputs(inputs, o, report, progress);
-  const t1 = performance.now();
-  const { fps, featureCounts } = hashAll(docs, hashOpts, progress);
-  const t2 = performance.now();
-  progress.update('joining', 0, 1);
-  const found =
-    threads === 2
-      ? await findNearDuplicates(fps, { k, bits: hashOpts.bits, threads: 2 })
-      : findNearDuplicates(fps, { k, bits: hashOpts.bits });
-  const t3 = performance.now();
-  progress.update('verifying', 0, 1);
-  const texts = docs.map((d) => d.text);
-  const pairs = verify ? verifyPairs(texts, found, verify) : dropFeaturelessPairs(texts, found, featureCounts);
-  const t3v = performance.now();
-  const { clusterOf, count } = clusters(docs.length, pairs, { mode });
-  const t4 = performance.now();
-  progress.done();
-
-  const members = new Map<number, number[]>();
-  clusterOf.forEach((rep, i) => {
-    let list = members.get(rep);
-    if (!list) members.set(rep, (list = []));
-    list.push(i);
-  });
-  const timing = `read ${ms(t1 - t0)}, hash ${ms(t2 - t1)}, join ${ms(t3 - t2)}, verify ${ms(t3v - t3)}, cluster ${ms(t4 - t3v)}, total ${ms(t4 - t0)}`;
-
-  if (summary) {
-    const groups = [...members.entries()]
-      .filter(([, m]) => m.length > 1)
-      .sort((x, y) => y[1].length - x[1].length || x[0] - y[0]);
-    const inGroups = groups.reduce((s, [, m]) => s + m.length, 0);
-    const lines = [
-      `${docs.length} documents (${(bytes / 1e6).toFixed(1)} MB) from ${inputs.length === 1 ? inputs[0] : `${inputs.length} inputs`}` +
-        (report.skipped ? `, ${report.skipped} skipped` : ''),
-      `k = ${k}, ${hashOpts.bits}-bit fingerprints, ${verify ? `pairs verified at shingle Jaccard ≥ ${verify.threshold ?? 0.6}` : 'pairs not verified'}, ${mode} clusters`,
-      `${found.a.length} candidate pairs within k, ${pairs.a.length} near-duplicate pairs; ${groups.length} clusters of 2 or more hold ${inGroups} documents; ${count} clusters in all`,
-      ``,
-      `Largest clusters:`,
-    ];
-    for (const [, m] of groups.slice(0, 10)) {
-      const names = m.slice(0, 4).map((i) => docs[i]!.name);
-      lines.push(`  ${String(m.length).padStart(5)} documents, e.g. ${names.join(', ')}${m.length > 4 ? ', …' : ''}`);
-      lines.push(`        "${snippet(docs[m[0]!]!.text)}"`);
-    }
-    lines.push('', `Time: ${timing}`);
-    await write(lines.join('\n') + '\n');
-    return 0;
-  }
-
-  const out: string[] = [];
-  if (v.pairs) {
-    if (format === 'csv') out.push('a,b,distance');
-    for (let i = 0; i < pairs.a.length; i++) {
-      const a = docs[pairs.a[i]!]!.name;
-      const b = docs[pairs.b[i]!]!.name;
-      out.push(
-        format === 'csv'
-          ? `${csvField(a)},${csvField(b)},${pairs.distance[i]}`
-          : JSON.stringify({ a, b, distance: pairs.distance[i] }),
+  const corpus = new Corpus(inputs, o, report, progress, true);
+  try {
+    const result = await dedupStream(corpus.documents(), {
+      ...hashOpts,
+      k,
+      mode,
+      verify,
+      threads,
+      reread: corpus.reread,
+      onProgress: (phase, done, total) => {
+        if (phase !== 'hashing') progress.update(phase, done, total);
+      },
+    });
+    progress.done();
+    if (result.count === 0) throw noDocuments(report);
+    const t1 = performance.now();
+    const t = result.timings;
+    const timing = `read and hash ${ms(t.hash)}, join ${ms(t.join)}, verify ${ms(t.verify)}, cluster ${ms(t.cluster)}, total ${ms(t1 - t0)}`;
+    if (summary) await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report });
+    else if (v.pairs) await printPairs(corpus, result, format);
+    else await printClusters(corpus, result, format, v.all === true);
+    if (process.stderr.isTTY) {
+      process.stderr.write(
+        `${result.count} documents, ${result.pairs.a.length} pairs, ${result.clusterCount} clusters (${timing})\n`,
       );
     }
-  } else {
-    if (format === 'csv') out.push('document,cluster,size');
-    for (const [rep, m] of members) {
-      if (m.length < 2 && !v.all) continue;
-      const repName = docs[rep]!.name;
-      if (format === 'csv') for (const i of m) out.push(`${csvField(docs[i]!.name)},${csvField(repName)},${m.length}`);
-      else out.push(JSON.stringify({ cluster: repName, size: m.length, members: m.map((i) => docs[i]!.name) }));
+    return 0;
+  } finally {
+    corpus.close();
+    progress.done();
+  }
+}
+
+/** Cluster members grouped by representative (counting sort): members of rep r are order[start[r]..start[r+1]]. */
+function groups(clusterOf: Uint32Array): { start: Uint32Array; order: Uint32Array } {
+  const n = clusterOf.length;
+  const start = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) start[clusterOf[i]! + 1]!++;
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, n);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[fill[clusterOf[i]!]!++] = i;
+  return { start, order };
+}
+
+async function printClusters(corpus: Corpus, r: DedupStreamResult, format: 'jsonl' | 'csv', all: boolean) {
+  const out = new Output();
+  const { start, order } = groups(r.clusterOf);
+  if (format === 'csv') await out.line('document,cluster,size');
+  // A representative is its cluster's lowest index, so clusters come out in the order of their first documents.
+  for (let rep = 0; rep < r.count; rep++) {
+    const size = start[rep + 1]! - start[rep]!;
+    if (size === 0 || (size < 2 && !all)) continue;
+    const members = order.subarray(start[rep]!, start[rep + 1]!);
+    if (format === 'csv') {
+      const repName = csvField(corpus.nameCsv(rep));
+      for (const i of members) await out.line(`${csvField(corpus.nameCsv(i))},${repName},${size}`);
+    } else {
+      const names = Array.from(members, (i) => corpus.nameJson(i)).join(',');
+      await out.line(`{"cluster":${corpus.nameJson(rep)},"size":${size},"members":[${names}]}`);
     }
   }
-  await write(out.length ? out.join('\n') + '\n' : '');
-  if (process.stderr.isTTY) {
-    process.stderr.write(`${docs.length} documents, ${pairs.a.length} pairs, ${count} clusters (${timing})\n`);
-  }
-  return 0;
+  await out.flush();
 }
+
+async function printPairs(corpus: Corpus, r: DedupStreamResult, format: 'jsonl' | 'csv') {
+  const out = new Output();
+  const { a, b, distance } = r.pairs;
+  if (format === 'csv') await out.line('a,b,distance');
+  for (let p = 0; p < a.length; p++) {
+    await out.line(
+      format === 'csv'
+        ? `${csvField(corpus.nameCsv(a[p]!))},${csvField(corpus.nameCsv(b[p]!))},${distance[p]}`
+        : `{"a":${corpus.nameJson(a[p]!)},"b":${corpus.nameJson(b[p]!)},"distance":${distance[p]}}`,
+    );
+  }
+  await out.flush();
+}
+
+interface SummaryFacts {
+  inputs: string[];
+  k: number;
+  bits: number;
+  verify: VerifyOptions | false;
+  mode: ClusterMode;
+  timing: string;
+  report: Reporter;
+}
+
+async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFacts) {
+  const { start, order } = groups(r.clusterOf);
+  const big: number[] = [];
+  let inGroups = 0;
+  for (let rep = 0; rep < r.count; rep++) {
+    const size = start[rep + 1]! - start[rep]!;
+    if (size < 2) continue;
+    big.push(rep);
+    inGroups += size;
+  }
+  const sizeOf = (rep: number) => start[rep + 1]! - start[rep]!;
+  big.sort((x, y) => sizeOf(y) - sizeOf(x) || x - y);
+  const top = big.slice(0, 10);
+  // The largest clusters' first documents are read again for their snippets.
+  const loc = r.locators;
+  const texts = await corpus.reread({
+    index: Uint32Array.from(top),
+    source: Uint32Array.from(top, (i) => loc.source[i]!),
+    offset: Float64Array.from(top, (i) => loc.offset[i]!),
+    length: Float64Array.from(top, (i) => loc.length[i]!),
+  });
+  const from = f.inputs.length === 1 ? (corpus.sources[0]?.name ?? f.inputs[0]!) : `${f.inputs.length} inputs`;
+  const lines = [
+    `${r.count} documents (${(corpus.bytesRead / 1e6).toFixed(1)} MB) from ${from}` +
+      (f.report.skipped ? `, ${f.report.skipped} skipped` : ''),
+    `k = ${f.k}, ${f.bits}-bit fingerprints, ${f.verify ? `pairs verified at shingle Jaccard ≥ ${f.verify.threshold ?? 0.6}` : 'pairs not verified'}, ${f.mode} clusters`,
+    `${r.candidates} candidate pairs within k, ${r.pairs.a.length} near-duplicate pairs; ${big.length} clusters of 2 or more hold ${inGroups} documents; ${r.clusterCount} clusters in all`,
+    ``,
+    `Largest clusters:`,
+  ];
+  top.forEach((rep, t) => {
+    const members = order.subarray(start[rep]!, start[rep + 1]!);
+    const names = Array.from(members.subarray(0, 4), (i) => corpus.nameText(i));
+    lines.push(
+      `  ${String(members.length).padStart(5)} documents, e.g. ${names.join(', ')}${members.length > 4 ? ', …' : ''}`,
+    );
+    lines.push(`        "${snippet(texts[t]!)}"`);
+  });
+  lines.push('', `Time: ${f.timing}`);
+  await write(lines.join('\n') + '\n');
+}
+
+/** The commands by name; each takes its arguments and returns the exit code. */
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  dedup: dedupCommand,
+  hash: hashCommand,
+};
 
 /** Runs the tool on `argv` (without node and the script) and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -215,15 +281,14 @@ export async function main(argv: string[]): Promise<number> {
       await write(HELP[topic ?? 'main'] + '\n');
       return command === undefined ? 2 : 0;
     }
-    if (command === 'dedup') return await dedupCommand(rest);
-    if (command === 'hash') return await hashCommand(rest);
-    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!run) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    return await run(rest);
   } catch (error) {
     const e = error as Error & { code?: string };
     if (error instanceof UsageError || (typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(
-        `${NAME}: ${e.message}\nRun "${NAME} ${command === 'dedup' || command === 'hash' ? command + ' ' : ''}--help" for usage.\n`,
-      );
+      const known = command !== undefined && Object.hasOwn(COMMANDS, command);
+      process.stderr.write(`${NAME}: ${e.message}\nRun "${NAME} ${known ? command + ' ' : ''}--help" for usage.\n`);
       return 2;
     }
     if (error instanceof InputError) {
@@ -245,7 +310,7 @@ function isEntry(): boolean {
   }
 }
 
-// Runs only as the program itself: not when imported, nor in the join worker (which imports this bundle).
+// Runs only as the program itself: not when imported, nor in a worker (which imports the library bundle).
 if (isEntry()) {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);

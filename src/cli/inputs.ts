@@ -1,17 +1,20 @@
-// Reading documents for the command line: files, directories (recursively, in name order), standard input,
-// JSON Lines (--jsonl) and one document per line (--lines). A bad input is reported and skipped, or with --strict
-// stops the run as an InputError (exit code 1).
+// Reading documents for the command line as streams of any size: each source (sources.ts) is read in chunks of
+// bytes, whole (one document per file), split into lines on the bytes (--lines), or parsed a line at a time
+// (--jsonl). Per document only its locator (source, byte offset, length) and name parts are kept, in typed
+// arrays; `reread` reads the documents of candidate pairs again for verification. Standard input, FIFOs and
+// devices cannot be read twice: for dedup their bytes are copied to a temporary spool file as they stream by.
+// A file whose first 8 KB hold a NUL byte is skipped as binary unless --binary; a document over the size limit
+// (MAX_DOCUMENT_BYTES, 1 GiB) is a bad input.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { MAX_DOCUMENT_BYTES } from '../dedup/stream-hash.js';
+import type { Locators, StreamDocument } from '../dedup/stream.js';
+import { escapeName } from './output.js';
 import type { Progress } from './progress.js';
-import { NAME, UsageError } from './usage.js';
-
-export class InputError extends Error {}
-
-export interface Doc {
-  name: string;
-  text: string | Uint8Array;
-}
+import { InputError, type Reporter } from './report.js';
+import { type Source, listSources } from './sources.js';
+import { UsageError } from './usage.js';
 
 export interface ReadOptions {
   jsonl: boolean;
@@ -19,39 +22,44 @@ export interface ReadOptions {
   idField: string;
   lines: boolean;
   strict: boolean;
+  followSymlinks: boolean;
+  binary: boolean;
 }
 
-export class Reporter {
-  skipped = 0;
-  constructor(private readonly strict: boolean) {}
-  /** A bad input: fatal under --strict, else reported and skipped. */
-  bad(message: string): void {
-    if (this.strict) throw new InputError(message);
-    this.skipped++;
-    process.stderr.write(`${NAME}: skipped ${message}\n`);
+const CHUNK = 4 << 20;
+const SNIFF = 8192;
+/** Ranges closer than this are read again in one read. */
+const GAP = 64 << 10;
+const SPAN = 8 << 20;
+/** Repeated JSON ids reported one by one; more are counted. */
+const REPEATS_SHOWN = 10;
+
+const GIB = 2 ** 30;
+export const LIMIT_TEXT =
+  MAX_DOCUMENT_BYTES % GIB === 0 ? `${MAX_DOCUMENT_BYTES / GIB} GiB` : `${MAX_DOCUMENT_BYTES} bytes`;
+
+class U32s {
+  data = new Uint32Array(1024);
+  push(at: number, x: number): void {
+    if (at >= this.data.length) {
+      const next = new Uint32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[at] = x;
   }
 }
 
-function listFiles(input: string, report: Reporter, out: string[]): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(input);
-  } catch (error) {
-    report.bad(`${input}: cannot read (${errorCode(error)})`);
-    return;
+class F64s {
+  data = new Float64Array(1024);
+  push(at: number, x: number): void {
+    if (at >= this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[at] = x;
   }
-  if (!stat.isDirectory()) {
-    out.push(input);
-    return;
-  }
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(input).sort();
-  } catch (error) {
-    report.bad(`${input}: cannot read directory (${errorCode(error)})`);
-    return;
-  }
-  for (const name of entries) listFiles(path.join(input, name), report, out);
 }
 
 function errorCode(error: unknown): string {
@@ -59,78 +67,346 @@ function errorCode(error: unknown): string {
   return e.code ?? e.message ?? String(error);
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+/** Whether a line holds nothing but white space (String.prototype.trim's). */
+function isBlank(line: Uint8Array): boolean {
+  let ascii = true;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    if (c < 0x80) return false;
+    ascii = false;
+  }
+  return ascii || Buffer.from(line.buffer, line.byteOffset, line.length).toString('utf8').trim() === '';
+}
 
-function parseJsonl(bytes: Uint8Array, source: string, o: ReadOptions, report: Reporter, docs: Doc[]): void {
-  const lines = decoder.decode(bytes).split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${source}:${i + 1}`;
+function startsWithBom(b: Uint8Array): boolean {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+}
+
+export class Corpus {
+  readonly sources: Source[];
+  /** Bytes of every source of known size. */
+  readonly knownBytes: number;
+  bytesRead = 0;
+  count = 0;
+  private readonly sourceOf = new U32s();
+  private readonly lineOf = new F64s();
+  private readonly ids: Array<string | undefined> = [];
+  private readonly firstWithId = new Map<string, number>();
+  private repeats = 0;
+  private spool: { dir: string; fd: number; size: number } | undefined;
+  private readonly spoolBase: number[] = [];
+
+  /** `rereadable`: the documents will be read again (dedup), so streams are spooled. */
+  constructor(
+    inputs: readonly string[],
+    private readonly o: ReadOptions,
+    private readonly report: Reporter,
+    private readonly progress: Progress,
+    private readonly rereadable: boolean,
+  ) {
+    if (inputs.length === 0) {
+      // Waiting on a terminal for documents nobody is typing would look like a hang.
+      if (process.stdin.isTTY)
+        throw new UsageError('no input: give files or directories, or pipe documents into standard input');
+      inputs = ['-'];
+    }
+    this.sources = listSources(inputs, o, report);
+    this.knownBytes = this.sources.reduce((s, x) => s + (x.size ?? 0), 0);
+  }
+
+  /** Every document of every source, in order, with its locator. */
+  async *documents(): AsyncGenerator<StreamDocument> {
+    for (let s = 0; s < this.sources.length; s++) {
+      const src = this.sources[s]!;
+      if (src.size !== undefined && src.size > MAX_DOCUMENT_BYTES && !this.o.lines && !this.o.jsonl) {
+        this.report.bad(`${this.shown(s)}: ${src.size} bytes, more than the ${LIMIT_TEXT} limit of one document`);
+        continue;
+      }
+      try {
+        yield* this.read(s);
+      } catch (error) {
+        // Only the file system's errors (with a code) make an input unreadable; anything else is a bug or --strict.
+        if (error instanceof InputError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+        this.report.bad(`${this.shown(s)}: cannot read (${errorCode(error)})`);
+      }
+    }
+    if (this.repeats > REPEATS_SHOWN)
+      this.report.warn(`${this.repeats - REPEATS_SHOWN} more repeated ids (${this.repeats} in all)`);
+  }
+
+  /**
+   * Documents' texts again (Reread of dedupStream): nearby ranges of one source are read in one go. The reads are
+   * synchronous: small scattered reads of a cached file cost microseconds each, an asynchronous read a trip
+   * through libuv's thread pool; the worker threads keep verifying meanwhile.
+   */
+  readonly reread = (loc: Locators): Array<string | Uint8Array> => {
+    const n = loc.index.length;
+    const out = new Array<string | Uint8Array>(n);
+    const order = Array.from({ length: n }, (_, i) => i).sort(
+      (x, y) => loc.source[x]! - loc.source[y]! || loc.offset[x]! - loc.offset[y]!,
+    );
+    let i = 0;
+    while (i < n) {
+      const s = loc.source[order[i]!]!;
+      const src = this.sources[s]!;
+      const file = src.seekable ? src.name : path.join(this.spool!.dir, 'spool');
+      const base = src.seekable ? 0 : this.spoolBase[s]!;
+      const fd = fs.openSync(file, 'r');
+      try {
+        while (i < n && loc.source[order[i]!] === s) {
+          const start = loc.offset[order[i]!]!;
+          let end = start + loc.length[order[i]!]!;
+          let j = i + 1;
+          for (; j < n; j++) {
+            const d = order[j]!;
+            if (loc.source[d] !== s || loc.offset[d]! - end >= GAP || loc.offset[d]! + loc.length[d]! - start > SPAN)
+              break;
+            end = Math.max(end, loc.offset[d]! + loc.length[d]!);
+          }
+          const buf = Buffer.allocUnsafe(end - start);
+          let got = 0;
+          while (got < buf.length) {
+            const read = fs.readSync(fd, buf, got, buf.length - got, base + start + got);
+            if (read === 0) throw new InputError(`${this.shown(s)}: changed while it was read (now shorter)`);
+            got += read;
+          }
+          for (let m = i; m < j; m++) {
+            const d = order[m]!;
+            const at = loc.offset[d]! - start;
+            out[d] = this.textAgain(buf.subarray(at, at + loc.length[d]!), s);
+          }
+          i = j;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    return out;
+  };
+
+  /** Removes the spool file, if any. */
+  close(): void {
+    if (!this.spool) return;
+    fs.closeSync(this.spool.fd);
+    fs.rmSync(this.spool.dir, { recursive: true, force: true });
+    this.spool = undefined;
+  }
+
+  /** A document's name as a JSON value: its JSON id, else a string (file, or file:line). */
+  nameJson(i: number): string {
+    return this.ids[i] ?? JSON.stringify(this.plainName(i));
+  }
+
+  /** A document's name for text output: its JSON id as written, else the file name, escaped. */
+  nameText(i: number): string {
+    return this.ids[i] ?? escapeName(this.plainName(i));
+  }
+
+  /** A document's name for a CSV cell (before quoting): its JSON id, else the file name as it is. */
+  nameCsv(i: number): string {
+    return this.ids[i] ?? this.plainName(i);
+  }
+
+  private plainName(i: number): string {
+    const src = this.sources[this.sourceOf.data[i]!]!.name;
+    return this.o.lines || this.o.jsonl ? `${src}:${this.lineOf.data[i]}` : src;
+  }
+
+  private shown(s: number): string {
+    const name = this.sources[s]!.name;
+    return name === '-' ? 'standard input' : escapeName(name);
+  }
+
+  private textAgain(bytes: Buffer, s: number): string | Uint8Array {
+    if (!this.o.jsonl) return bytes;
+    const text = this.jsonText(bytes.toString('utf8'));
+    if (typeof text !== 'string') throw new InputError(`${this.shown(s)}: changed while it was read`);
+    return text;
+  }
+
+  private jsonText(line: string): unknown {
+    try {
+      const value = JSON.parse(line) as unknown;
+      return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[this.o.field] : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The source's chunks: the first 8 KB are sniffed for NUL bytes; streams are copied to the spool. */
+  private async *chunks(s: number, skipped: { binary: boolean }): AsyncGenerator<Buffer> {
+    const src = this.sources[s]!;
+    const stream = src.name === '-' ? process.stdin : fs.createReadStream(src.name, { highWaterMark: CHUNK });
+    try {
+      const head: Buffer[] = [];
+      let headBytes = 0;
+      let sniffed = this.o.binary;
+      const spooled = !src.seekable && this.rereadable;
+      if (spooled) this.spoolBase[s] = this.openSpool().size;
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (!sniffed) {
+          head.push(chunk);
+          headBytes += chunk.length;
+          if (headBytes < SNIFF) continue;
+          sniffed = true;
+          if (this.looksBinary(head, s)) {
+            skipped.binary = true;
+            return;
+          }
+          for (const c of head.splice(0)) yield this.account(c, spooled);
+        } else yield this.account(chunk, spooled);
+      }
+      if (!sniffed) {
+        if (this.looksBinary(head, s)) skipped.binary = true;
+        else for (const c of head) yield this.account(c, spooled);
+      }
+    } finally {
+      if (src.name !== '-') (stream as fs.ReadStream).destroy();
+    }
+  }
+
+  private looksBinary(head: Buffer[], s: number): boolean {
+    const first = Buffer.concat(head).subarray(0, SNIFF);
+    if (!first.includes(0)) return false;
+    this.report.warn(`${this.shown(s)}: looks binary (a NUL byte in its first 8 KB), not read (use --binary)`);
+    return true;
+  }
+
+  private account(chunk: Buffer, spooled: boolean): Buffer {
+    this.bytesRead += chunk.length;
+    this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead));
+    if (spooled) {
+      const spool = this.spool!;
+      let at = 0;
+      while (at < chunk.length) at += fs.writeSync(spool.fd, chunk, at, chunk.length - at, spool.size + at);
+      spool.size += chunk.length;
+    }
+    return chunk;
+  }
+
+  private openSpool(): { dir: string; fd: number; size: number } {
+    if (!this.spool) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-wasm-'));
+      this.spool = { dir, fd: fs.openSync(path.join(dir, 'spool'), 'w+', 0o600), size: 0 };
+      // Also when the run ends some other way (an uncaught error, process.exit on a closed pipe).
+      process.once('exit', () => this.close());
+    }
+    return this.spool;
+  }
+
+  private add(s: number, line: number): number {
+    const i = this.count++;
+    this.sourceOf.push(i, s);
+    if (this.o.lines || this.o.jsonl) this.lineOf.push(i, line);
+    return i;
+  }
+
+  private async *read(s: number): AsyncGenerator<StreamDocument> {
+    if (!this.o.lines && !this.o.jsonl) {
+      const parts: Buffer[] = [];
+      let size = 0;
+      const skipped = { binary: false };
+      for await (const chunk of this.chunks(s, skipped)) {
+        size += chunk.length;
+        if (size > MAX_DOCUMENT_BYTES) {
+          this.report.bad(`${this.shown(s)}: more than the ${LIMIT_TEXT} limit of one document`);
+          return;
+        }
+        parts.push(chunk);
+      }
+      if (skipped.binary) return;
+      const text = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      this.add(s, 0);
+      yield { text, source: s, offset: 0, length: size };
+      return;
+    }
+    // One document per line: split on the bytes, carrying a line across chunks. A line over the limit ends the
+    // source (reading on to its end could take forever: /dev/zero has no newline).
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
+    let lineStart = 0;
+    let lineNo = 1;
+    const emit = (line: Buffer, start: number, no: number): StreamDocument | undefined => {
+      let offset = start;
+      if (no === 1 && startsWithBom(line)) {
+        line = line.subarray(3);
+        offset += 3;
+      }
+      if (isBlank(line)) return undefined;
+      if (this.o.lines) {
+        this.add(s, no);
+        return { text: line, source: s, offset, length: line.length };
+      }
+      const text = this.parseLine(line, s, no);
+      if (text === undefined) return undefined;
+      return { text, source: s, offset, length: line.length };
+    };
+    const tooLong = (): void => {
+      this.report.bad(
+        `${this.shown(s)}:${lineNo}: a line longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
+      );
+    };
+    for await (const chunk of this.chunks(s, { binary: false })) {
+      let pos = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, pos);
+        if (nl < 0) break;
+        const length = carryBytes + nl - pos;
+        if (length > MAX_DOCUMENT_BYTES) return tooLong();
+        const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
+        const doc = emit(line, lineStart, lineNo);
+        if (doc) yield doc;
+        lineStart += length + 1;
+        lineNo++;
+        carry = [];
+        carryBytes = 0;
+        pos = nl + 1;
+      }
+      if (pos < chunk.length) {
+        carryBytes += chunk.length - pos;
+        if (carryBytes > MAX_DOCUMENT_BYTES) return tooLong();
+        carry.push(chunk.subarray(pos));
+      }
+    }
+    if (carryBytes > 0) {
+      const doc = emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), lineStart, lineNo);
+      if (doc) yield doc;
+    }
+  }
+
+  /** A JSON line's text, its id noted; undefined (reported) when the line is not a usable record. */
+  private parseLine(line: Buffer, s: number, no: number): string | undefined {
+    const where = `${this.shown(s)}:${no}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(line.toString('utf8'));
     } catch (error) {
-      report.bad(`${where}: invalid JSON (${(error as Error).message})`);
-      return;
+      this.report.bad(`${where}: invalid JSON (${(error as Error).message})`);
+      return undefined;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      report.bad(`${where}: not a JSON object`);
-      return;
+      this.report.bad(`${where}: not a JSON object`);
+      return undefined;
     }
     const record = value as Record<string, unknown>;
-    const text = record[o.field];
+    const text = record[this.o.field];
     if (typeof text !== 'string') {
-      report.bad(`${where}: field ${JSON.stringify(o.field)} is ${text === undefined ? 'missing' : 'not a string'}`);
-      return;
+      this.report.bad(
+        `${where}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
+      );
+      return undefined;
     }
-    const id = record[o.idField];
-    docs.push({ name: typeof id === 'string' || typeof id === 'number' ? String(id) : where, text });
-  });
-}
-
-function addDocuments(bytes: Uint8Array, source: string, o: ReadOptions, report: Reporter, docs: Doc[]): void {
-  if (o.jsonl) parseJsonl(bytes, source, o, report, docs);
-  else if (o.lines) {
-    decoder
-      .decode(bytes)
-      .split('\n')
-      .forEach((line, i) => {
-        if (line.trim() !== '') docs.push({ name: `${source}:${i + 1}`, text: line });
-      });
-  } else docs.push({ name: source, text: bytes });
-}
-
-export function readInputs(
-  inputs: string[],
-  o: ReadOptions,
-  report: Reporter,
-  progress: Progress,
-): { docs: Doc[]; bytes: number } {
-  const docs: Doc[] = [];
-  let bytes = 0;
-  if (inputs.length === 0) {
-    // Waiting on a terminal for documents nobody is typing would look like a hang.
-    if (process.stdin.isTTY)
-      throw new UsageError('no input: give files or directories, or pipe documents into standard input');
-    inputs = ['-'];
-  }
-  const files: string[] = [];
-  for (const input of inputs) {
-    if (input === '-') files.push('-');
-    else listFiles(input, report, files);
-  }
-  files.forEach((file, i) => {
-    progress.update('reading', i, files.length);
-    let data: Uint8Array;
-    try {
-      data = fs.readFileSync(file === '-' ? 0 : file);
-    } catch (error) {
-      report.bad(`${file === '-' ? 'standard input' : file}: cannot read (${errorCode(error)})`);
-      return;
+    const i = this.add(s, no);
+    const id = record[this.o.idField];
+    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) {
+      const json = JSON.stringify(id);
+      this.ids[i] = json;
+      const first = this.firstWithId.get(json);
+      if (first === undefined) this.firstWithId.set(json, i);
+      else if (++this.repeats <= REPEATS_SHOWN)
+        this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`);
     }
-    bytes += data.length;
-    addDocuments(data, file, o, report, docs);
-  });
-  progress.update('reading', files.length, files.length);
-  return { docs, bytes };
+    return text;
+  }
 }

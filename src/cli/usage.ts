@@ -3,19 +3,25 @@
 import type { Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import type { ReadOptions } from './inputs.js';
+import { MAX_THREADS } from '../dedup/stream-hash.js';
 
 export const NAME = 'simhash-wasm';
 
 export class UsageError extends Error {}
 
 const INPUT_HELP = `Inputs:
-  FILE ...             files to read; a directory is read recursively (files in name order)
+  FILE ...             files to read; a directory is read recursively (files in name order; FIFOs,
+                       sockets and devices in it are skipped with a warning)
   -                    standard input (also the default when no input is given)
+  --follow-symlinks    follow symbolic links to directories (each directory is read once)
+  --binary             also read files that look binary (a NUL byte in the first 8 KB)
   --jsonl              inputs are JSON Lines: one document per line
   --field NAME         the JSON field holding the text (default "text")
   --id-field NAME      the JSON field naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
+  --threads N          worker threads that fingerprint and verify (default: the machine's cores)
+Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
 
 Fingerprints:
   --bits 64|128        fingerprint width (default 64)
@@ -51,7 +57,6 @@ Dedup:
   --all                also print documents without near-duplicates (clusters of one)
   --summary            print a readable summary (counts, largest clusters, time) instead
   --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
-  --threads 1|2        join on two threads (default 1)
 
 ${INPUT_HELP}
   -h, --help           this help`,
@@ -72,6 +77,9 @@ export const OPTIONS = {
   'id-field': { type: 'string' },
   lines: { type: 'boolean' },
   strict: { type: 'boolean' },
+  threads: { type: 'string' },
+  'follow-symlinks': { type: 'boolean' },
+  binary: { type: 'boolean' },
   bits: { type: 'string' },
   tokenizer: { type: 'string' },
   width: { type: 'string' },
@@ -87,7 +95,6 @@ export const DEDUP_OPTIONS = {
   all: { type: 'boolean' },
   summary: { type: 'boolean' },
   sample: { type: 'boolean' },
-  threads: { type: 'string' },
   threshold: { type: 'string' },
   'no-verify': { type: 'boolean' },
 } as const;
@@ -146,5 +153,12 @@ export function readOptions(v: Values): ReadOptions {
     idField: (v['id-field'] as string | undefined) ?? 'id',
     lines: v.lines === true,
     strict: v.strict === true,
+    followSymlinks: v['follow-symlinks'] === true,
+    binary: v.binary === true,
   };
+}
+
+/** --threads: 1 to MAX_THREADS, default the machine's cores. */
+export function threadsOption(v: Values, cores: number): number {
+  return intOption(v.threads as string | undefined, 'threads', Math.min(cores, MAX_THREADS), 1, MAX_THREADS);
 }

@@ -1,0 +1,93 @@
+// Which inputs to read: the command line's files, directories (walked recursively in name order) and standard
+// input, as a list of sources. In a directory only regular files are read: FIFOs, sockets and devices are skipped
+// with a warning (opening a FIFO would wait forever for a writer), and symbolic links to directories are not
+// followed unless --follow-symlinks, which then reads each directory once (by device and inode), so a link to a
+// parent cannot loop. Named on the command line, a FIFO or a character device is read as a stream (like stdin).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Reporter } from './report.js';
+
+export interface Source {
+  /** As given or found: a path, or "-" for standard input. */
+  name: string;
+  /** Regular files can be read again at any offset; streams (stdin, FIFOs, devices) cannot. */
+  seekable: boolean;
+  /** Size in bytes when known (regular files). */
+  size: number | undefined;
+}
+
+export interface ListOptions {
+  followSymlinks: boolean;
+}
+
+function errorCode(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code ?? e.message ?? String(error);
+}
+
+function kindOf(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+export function listSources(inputs: readonly string[], o: ListOptions, report: Reporter): Source[] {
+  const out: Source[] = [];
+  const visited = new Set<string>(); // directories read, as "device:inode"
+  const walk = (dir: string, stat: fs.Stats): void => {
+    const key = `${stat.dev}:${stat.ino}`;
+    if (visited.has(key)) {
+      report.warn(`${dir}: directory already read (a symbolic link loops back to it, or links to it twice)`);
+      return;
+    }
+    visited.add(key);
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(dir).sort();
+    } catch (error) {
+      report.bad(`${dir}: cannot read directory (${errorCode(error)})`);
+      return;
+    }
+    for (const name of entries) {
+      const full = path.join(dir, name);
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(full);
+        if (st.isSymbolicLink()) {
+          const target = fs.statSync(full);
+          if (target.isDirectory() && !o.followSymlinks) {
+            report.warn(`${full}: symbolic link to a directory, not followed (use --follow-symlinks)`);
+            continue;
+          }
+          st = target;
+        }
+      } catch (error) {
+        report.bad(`${full}: cannot read (${errorCode(error)})`);
+        continue;
+      }
+      if (st.isDirectory()) walk(full, st);
+      else if (st.isFile()) out.push({ name: full, seekable: true, size: st.size });
+      else report.warn(`${full}: ${kindOf(st)}, not read`);
+    }
+  };
+  for (const input of inputs) {
+    if (input === '-') {
+      out.push({ name: '-', seekable: false, size: undefined });
+      continue;
+    }
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(input);
+    } catch (error) {
+      report.bad(`${input}: cannot read (${errorCode(error)})`);
+      continue;
+    }
+    if (stat.isDirectory()) walk(input, stat);
+    else if (stat.isFile()) out.push({ name: input, seekable: true, size: stat.size });
+    else if (stat.isFIFO() || stat.isCharacterDevice()) out.push({ name: input, seekable: false, size: undefined });
+    else report.warn(`${input}: ${kindOf(stat)}, not read`);
+  }
+  return out;
+}

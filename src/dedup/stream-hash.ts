@@ -1,0 +1,145 @@
+// Fingerprints a stream of texts of any total size: texts are gathered into batches of about `batchBytes`, each
+// batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
+// input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
+import { show } from '../errors.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
+import type { SimHashOptions } from '../fingerprint/options.js';
+import { MAX_THREADS, workerPool } from '../runtime/pool.js';
+
+export { MAX_THREADS } from '../runtime/pool.js';
+import { wasm } from '../runtime/wasm.js';
+import { type HashResult, type HashTask, TASKS_URL, hashTexts, packTexts, transferOf } from './stream-tasks.js';
+
+/** The largest document the streaming functions (and the command line) accept: 1 GiB of UTF-8. */
+export const MAX_DOCUMENT_BYTES = 2 ** 30;
+
+export interface StreamOptions {
+  /**
+   * Threads that fingerprint (and verify): 1 (default) works in this thread; more use that many Node worker
+   * threads, with results identical to one thread. A tokenizer function cannot move to a worker: it runs here.
+   */
+  threads?: number;
+  /** Bytes of text per fingerprinting batch (default 4 MiB). */
+  batchBytes?: number;
+  /** The largest document in bytes of UTF-8 (default and maximum MAX_DOCUMENT_BYTES); a larger one is a RangeError. */
+  maxDocumentBytes?: number;
+}
+
+export interface SimHashStreamBatch extends HashResult {
+  /** The index (in stream order) of the batch's first document. */
+  first: number;
+}
+
+export interface CheckedStreamOptions {
+  threads: number;
+  batchBytes: number;
+  maxDocumentBytes: number;
+}
+
+export function checkStreamOptions(o: StreamOptions): CheckedStreamOptions {
+  const { threads = 1, batchBytes = 4 << 20, maxDocumentBytes = MAX_DOCUMENT_BYTES } = o;
+  const int = (value: unknown, name: string, min: number, max: number): number => {
+    if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${show(value)}`);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${show(value)}`);
+    return value;
+  };
+  return {
+    threads: int(threads, 'threads', 1, MAX_THREADS),
+    batchBytes: int(batchBytes, 'batchBytes', 1, 2 ** 30),
+    maxDocumentBytes: int(maxDocumentBytes, 'maxDocumentBytes', 0, MAX_DOCUMENT_BYTES),
+  };
+}
+
+/** UTF-8 length of a string (lone surrogates count as the 3 bytes of U+FFFD, as TextEncoder writes them). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+/**
+ * A text's size for batching, checked against the cap: its byte length, or for a string its length in UTF-16 units
+ * (exact UTF-8 is counted only when a string could pass the cap: each unit is one to three bytes).
+ */
+export function checkedTextBytes(text: unknown, index: number, cap: number): number {
+  if (typeof text === 'string') {
+    // Each UTF-16 unit is at least one byte, at most three: count exactly only when it could matter.
+    const bytes = text.length * 3 <= cap ? text.length : text.length > cap ? text.length : utf8Length(text);
+    if (bytes > cap)
+      throw new RangeError(`document ${index} has more than ${cap} bytes of UTF-8 (maxDocumentBytes): ${bytes}`);
+    return bytes;
+  }
+  if (text instanceof Uint8Array) {
+    if (text.length > cap)
+      throw new RangeError(`document ${index} has ${text.length} bytes, more than ${cap} (maxDocumentBytes)`);
+    return text.length;
+  }
+  throw new TypeError(`document ${index} must be a string or a Uint8Array, got ${show(text)}`);
+}
+
+/**
+ * Fingerprints of every text of `texts`, in batches in input order. Each text must be a string or UTF-8 bytes of
+ * at most maxDocumentBytes. The fingerprints equal simhashMany's (one u64 per document, two for 128 bits).
+ */
+export async function* simhashStream(
+  texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: SimHashOptions & StreamOptions = {},
+): AsyncGenerator<SimHashStreamBatch, void, undefined> {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  const { threads: _t, batchBytes: _b, maxDocumentBytes: _m, ...hashOptions } = options;
+  const o = checkStreamOptions(options);
+  createSimHasher(hashOptions); // checks the options before anything is read
+  if (texts === null || typeof texts !== 'object' || !(Symbol.asyncIterator in texts || Symbol.iterator in texts))
+    throw new TypeError(`texts must be an iterable or async iterable, got ${show(texts)}`);
+  const inline = o.threads === 1 || typeof hashOptions.tokenizer === 'function';
+  const pool = inline ? undefined : workerPool(TASKS_URL, wasm().build);
+  const inFlight: Array<{ first: number; result: Promise<HashResult> }> = [];
+  const maxInFlight = 2 * o.threads;
+  let batch: Array<string | Uint8Array> = [];
+  let size = 0;
+  let index = 0;
+  let submitted = 0;
+  const submit = (last: boolean): void => {
+    if (batch.length === 0) return;
+    const first = index - batch.length;
+    let result: Promise<HashResult>;
+    // Work of one batch in all is done here: starting a worker would cost more than it saves.
+    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
+    else {
+      const task: HashTask = { texts: packTexts(batch), options: hashOptions };
+      result = pool.run<HashResult>('hash', task, o.threads, transferOf(task.texts));
+      result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
+    }
+    inFlight.push({ first, result });
+    submitted++;
+    batch = [];
+    size = 0;
+  };
+  for await (const text of texts) {
+    size += checkedTextBytes(text, index, o.maxDocumentBytes);
+    batch.push(text);
+    index++;
+    if (size >= o.batchBytes) {
+      submit(false);
+      while (inFlight.length >= maxInFlight) {
+        const head = inFlight.shift()!;
+        yield { first: head.first, ...(await head.result) };
+      }
+    }
+  }
+  submit(true);
+  while (inFlight.length > 0) {
+    const head = inFlight.shift()!;
+    yield { first: head.first, ...(await head.result) };
+  }
+}

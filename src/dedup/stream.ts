@@ -1,0 +1,219 @@
+// The streaming deduper, for corpora larger than memory: documents arrive as an (async) iterable and are
+// fingerprinted in batches (simhashStream, in worker threads when threads > 1); per document only its
+// fingerprint, feature count and locator (source, offset, length: typed arrays) stay. The join and clusters are
+// dedup()'s own; candidate pairs are checked in batches whose texts are read again through `reread`
+// (stream-verify.ts). Memory grows with the number of documents, not with their bytes, and the result equals
+// dedup() on the same texts with the same options, for any thread count.
+import { show } from '../errors.js';
+import { workerPool } from '../runtime/pool.js';
+import { wasm } from '../runtime/wasm.js';
+import {
+  type ClusterMode,
+  type DedupOptions,
+  type DedupResult,
+  checkJoinArgs,
+  clusters,
+  defaultDedupK,
+  findNearDuplicates,
+} from './dedup.js';
+import { type StreamOptions, checkStreamOptions, checkedTextBytes, simhashStream } from './stream-hash.js';
+import { TASKS_URL } from './stream-tasks.js';
+import { type Locators, type Reread, checkCandidates } from './stream-verify.js';
+import { checkVerifyOptions } from './verify-pairs.js';
+
+export type { Locators, Reread } from './stream-verify.js';
+
+/** One document of a stream: its text (or UTF-8 bytes) and where it can be read again. */
+export interface StreamDocument {
+  text: string | Uint8Array;
+  /** A number naming where the document lives (a file's index, say); default 0. Handed back to `reread`. */
+  source?: number;
+  /** Its position in that source (a byte offset, say); default: the document's index. */
+  offset?: number;
+  /** Its size there in bytes, used to size the re-read batches; default: the text's length. */
+  length?: number;
+}
+
+export type DedupStreamPhase = 'hashing' | 'joining' | 'verifying' | 'clustering';
+
+export interface DedupStreamOptions extends DedupOptions, StreamOptions {
+  /**
+   * Returns the texts of documents again (for the documents of candidate pairs, a batch at a time): the same
+   * texts that were streamed, in the order of the locators given.
+   */
+  reread: Reread;
+  /** Bytes of documents (by their `length`) read again per verification batch (default 32 MiB). */
+  verifyBatchBytes?: number;
+  /** Called as work proceeds: documents hashed so far (total unknown: -1), then pairs checked of all. */
+  onProgress?: (phase: DedupStreamPhase, done: number, total: number) => void;
+}
+
+export interface DedupStreamResult extends DedupResult {
+  /** Documents read. */
+  count: number;
+  /** Their total size: bytes of UTF-8, or string lengths for string texts. */
+  bytes: number;
+  /** Every document's locator, by index (as given, defaults filled in). */
+  locators: Omit<Locators, 'index'>;
+}
+
+const KNOWN = new Set([
+  'bits',
+  'preset',
+  'tokenizer',
+  'width',
+  'normalize',
+  'locale',
+  'k',
+  'mode',
+  'verify',
+  'threads',
+  'batchBytes',
+  'maxDocumentBytes',
+  'reread',
+  'verifyBatchBytes',
+  'onProgress',
+]);
+
+/** A growable typed array. */
+class Column<T extends Uint32Array | Float64Array | BigUint64Array> {
+  length = 0;
+  constructor(
+    public data: T,
+    private readonly make: (n: number) => T,
+  ) {}
+  reserve(n: number): void {
+    if (n <= this.data.length) return;
+    const next = this.make(Math.max(n, this.data.length * 2, 1024));
+    (next as Uint32Array).set(this.data as Uint32Array);
+    this.data = next;
+  }
+  done(): T {
+    return this.data.slice(0, this.length) as T;
+  }
+}
+
+function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown> {
+  return x !== null && typeof x === 'object' && (Symbol.asyncIterator in x || Symbol.iterator in x);
+}
+
+/** dedup() for a stream of documents: texts → fingerprints (batched) → pairs within k → checked pairs → clusters. */
+export async function dedupStream(
+  documents: AsyncIterable<StreamDocument> | Iterable<StreamDocument>,
+  options: DedupStreamOptions,
+): Promise<DedupStreamResult> {
+  if (!isIterable(documents))
+    throw new TypeError(`documents must be an iterable or async iterable, got ${show(documents)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`options must be an object with reread, got ${show(options)}`);
+  for (const key of Object.keys(options))
+    if (!KNOWN.has(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  const {
+    k: kOption,
+    mode = 'connected',
+    verify: verifyOption = {},
+    reread,
+    verifyBatchBytes = 32 << 20,
+    onProgress,
+    threads: _t,
+    batchBytes: _b,
+    maxDocumentBytes: _m,
+    ...hashOptions
+  } = options;
+  const stream = checkStreamOptions(options);
+  if (typeof reread !== 'function') throw new TypeError(`options.reread must be a function, got ${show(reread)}`);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    throw new TypeError(`options.onProgress must be a function, got ${show(onProgress)}`);
+  if (typeof verifyBatchBytes !== 'number' || !Number.isInteger(verifyBatchBytes) || verifyBatchBytes < 1)
+    throw new RangeError(`verifyBatchBytes must be a positive integer, got ${show(verifyBatchBytes)}`);
+  const bits = hashOptions.bits ?? 64;
+  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
+  const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
+  checkJoinArgs(new BigUint64Array(0), { k, bits });
+  if (mode !== 'connected' && mode !== 'centre')
+    throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode as ClusterMode)}`);
+  const progress = onProgress ?? (() => undefined);
+
+  const words = bits === 128 ? 2 : 1;
+  const source = new Column(new Uint32Array(0), (n) => new Uint32Array(n));
+  const offset = new Column(new Float64Array(0), (n) => new Float64Array(n));
+  const length = new Column(new Float64Array(0), (n) => new Float64Array(n));
+  const fps = new Column(new BigUint64Array(0), (n) => new BigUint64Array(n));
+  const counts = new Column(new Float64Array(0), (n) => new Float64Array(n));
+  let count = 0;
+  let bytes = 0;
+  async function* texts(): AsyncGenerator<string | Uint8Array> {
+    for await (const doc of documents as AsyncIterable<StreamDocument>) {
+      if (doc === null || typeof doc !== 'object')
+        throw new TypeError(`document ${count} must be an object with text, got ${show(doc)}`);
+      const size = checkedTextBytes(doc.text, count, stream.maxDocumentBytes);
+      const at = count++;
+      bytes += size;
+      source.reserve(count);
+      offset.reserve(count);
+      length.reserve(count);
+      source.data[at] = locatorField(doc.source, 'source', at, 0, 0xffffffff);
+      offset.data[at] = locatorField(doc.offset, 'offset', at, at, Number.MAX_SAFE_INTEGER);
+      length.data[at] = locatorField(doc.length, 'length', at, size, Number.MAX_SAFE_INTEGER);
+      source.length = offset.length = length.length = count;
+      yield doc.text;
+    }
+  }
+
+  const t0 = performance.now();
+  for await (const batch of simhashStream(texts(), { ...hashOptions, bits, ...stream })) {
+    const n = batch.featureCounts.length;
+    fps.reserve((batch.first + n) * words);
+    counts.reserve(batch.first + n);
+    fps.data.set(batch.fingerprints, batch.first * words);
+    counts.data.set(batch.featureCounts, batch.first);
+    fps.length = (batch.first + n) * words;
+    counts.length = batch.first + n;
+    progress('hashing', counts.length, -1);
+  }
+  const fingerprints = fps.done();
+  const featureCounts = counts.done();
+  const locators = { source: source.done(), offset: offset.done(), length: length.done() };
+  const t1 = performance.now();
+  progress('joining', 0, 1);
+  const found = await findNearDuplicates(fingerprints, { k, bits, threads: stream.threads > 1 ? 2 : 1 });
+  progress('joining', 1, 1);
+  const t2 = performance.now();
+  const pool =
+    stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? workerPool(TASKS_URL, wasm().build) : undefined;
+  const pairs = await checkCandidates(found, {
+    verify,
+    featureCounts,
+    locators,
+    reread,
+    budget: verifyBatchBytes,
+    threads: stream.threads,
+    pool,
+    onProgress: (done, total) => progress('verifying', done, total),
+  });
+  const t3 = performance.now();
+  progress('clustering', 0, 1);
+  const { clusterOf, count: clusterCount } = clusters(count, pairs, { mode });
+  const t4 = performance.now();
+  return {
+    fingerprints,
+    featureCounts,
+    clusterOf,
+    pairs,
+    candidates: found.a.length,
+    clusterCount,
+    k,
+    verify,
+    timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
+    count,
+    bytes,
+    locators,
+  };
+}
+
+function locatorField(value: unknown, name: string, index: number, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+    throw new RangeError(`document ${index}: ${name} must be an integer from 0 to ${max}, got ${show(value)}`);
+  return value;
+}

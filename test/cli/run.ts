@@ -1,0 +1,31 @@
+// Runs the CLI from its TypeScript source as users run the binary: a subprocess with arguments and stdin.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = path.join(root, 'src/cli/cli.ts');
+// By path, so the CLI also runs from another working directory.
+const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(
+  args: string[],
+  options: { input?: string; cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {},
+): RunResult {
+  const r = spawnSync(process.execPath, ['--import', tsx, cli, ...args], {
+    cwd: options.cwd ?? root,
+    env: options.env ?? process.env,
+    input: options.input,
+    encoding: 'utf8',
+    timeout: options.timeout ?? 120_000,
+    maxBuffer: 256 << 20,
+  });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
