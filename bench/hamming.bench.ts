@@ -1,7 +1,13 @@
 // Batch Hamming search speed: one query against 10^7 fingerprints (64- and 128-bit), within-k with few hits,
 // the copy a one-shot call pays against a resident FingerprintSet, and a brute-force self-join of 10^5, each
 // beside a plain TypeScript implementation (two 32-bit halves through a Uint32Array view), ratios from one run.
+// The one-query scans are also compared with native C (bench/c/hamming.c, compiled here with gcc -O3
+// -march=native and run as a child process on the same words), from DRAM (10^7) and from cache (10^5).
 // Alone: `npx tsx bench/hamming.bench.ts` (SIMHASH_BUILD=scalar for the scalar build).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Bench } from 'tinybench';
 import {
   FingerprintSet,
@@ -75,6 +81,45 @@ function tsSelfJoin64(u32: Uint32Array, n: number, k: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Native C baseline
+
+interface NativeTiming {
+  median: number;
+  best: number;
+}
+
+interface NativeResult {
+  distances: NativeTiming;
+  distancesScalar: NativeTiming;
+  count: NativeTiming;
+  countScalar: NativeTiming;
+  within: NativeTiming;
+  withinScalar: NativeTiming;
+  /** Checks that both sides scanned the same words: the sum of all distances and the count within k. */
+  distanceSum: number;
+  hits: number;
+}
+
+/** Compiles bench/c/hamming.c once per run; undefined (rows skipped) when gcc is missing or fails. */
+function nativeBinary(): string | undefined {
+  const source = new URL('./c/hamming.c', import.meta.url).pathname;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-bench-c-'));
+  const binary = path.join(dir, 'hamming');
+  try {
+    execFileSync('gcc', ['-O3', '-march=native', '-o', binary, source], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return binary;
+  } catch (error) {
+    console.error(`native baseline skipped: ${(error as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+/** The C scans over the first n words of randomWords(_, seed) with the bench's planted hits: ms per pass. */
+function native(binary: string, n: number, passes: number, reps: number, seed: number): NativeResult {
+  return JSON.parse(execFileSync(binary, [n, passes, reps, K, seed].map(String), { encoding: 'utf8' })) as NativeResult;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Data and timing
 
 interface Timing {
@@ -125,7 +170,65 @@ export async function run(): Promise<BenchRow[]> {
   const withinOneShot = time(() => withinDistance(query64, fps64, K), 6);
   const countOneShot = time(() => countWithinDistance(query64, fps64, K), 6);
   const tsWithin = time(() => tsWithin64(u32, qlo, qhi, K), 3);
+  const distanceSum = out.reduce((a, b) => a + b, 0);
+  const hits = set64.countWithinDistance(query64, K);
   set64.free();
+  // Native C over the same words: 10^7 from DRAM, then the first 10^5 (800 KB, in L2) 50 passes per sample.
+  const binary = nativeBinary();
+  if (binary) {
+    const c = native(binary, SCAN, 1, 7, 12345);
+    if (c.distanceSum !== distanceSum || c.hits !== hits) {
+      throw new Error(`native baseline scanned other data: ${c.distanceSum}/${c.hits} vs ${distanceSum}/${hits}`);
+    }
+    const cached = FingerprintSet.from(fps64.subarray(0, JOIN));
+    const passes = 50;
+    const cachedOut = new Uint8Array(JOIN);
+    const cacheCount = time(() => {
+      for (let r = 0; r < passes; r++) cached.countWithinDistance(query64, K);
+    }, 9);
+    const cacheScan = time(() => {
+      for (let r = 0; r < passes; r++) cached.hammingDistancesInto(query64, cachedOut);
+    }, 9);
+    cached.free();
+    const cc = native(binary, JOIN, passes, 9, 12345);
+    const perPass = (t: Timing): Timing => ({ median: t.median / passes, best: t.best / passes });
+    const vsC = (wasm: Timing, cVec: NativeTiming, cScalar: NativeTiming): string =>
+      `${(cVec.median / wasm.median).toFixed(2)}× C, ${(cScalar.median / wasm.median).toFixed(2)}× scalar C`;
+    const cRate = (n: number, t: NativeTiming): string => rate(n, t, 'fp/s');
+    rows.push(
+      {
+        name: '64-bit distances, 1 query × 10⁷ (DRAM), vs native C',
+        value: rate(SCAN, scan, 'fp/s'),
+        baseline: `C ${cRate(SCAN, c.distances)}; scalar C ${cRate(SCAN, c.distancesScalar)}`,
+        ratio: vsC(scan, c.distances, c.distancesScalar),
+      },
+      {
+        name: '64-bit count within k=3, 1 query × 10⁷ (DRAM), vs native C',
+        value: rate(SCAN, count, 'fp/s'),
+        baseline: `C ${cRate(SCAN, c.count)}; scalar C ${cRate(SCAN, c.countScalar)}`,
+        ratio: vsC(count, c.count, c.countScalar),
+      },
+      {
+        name: '64-bit within k=3 (3 hits), 1 query × 10⁷ (DRAM), vs native C',
+        value: rate(SCAN, within, 'fp/s'),
+        baseline: `C ${cRate(SCAN, c.within)}; scalar C ${cRate(SCAN, c.withinScalar)}`,
+        ratio: vsC(within, c.within, c.withinScalar),
+      },
+      {
+        name: '64-bit distances, 1 query × 10⁵ in cache, vs native C',
+        value: rate(JOIN, perPass(cacheScan), 'fp/s'),
+        baseline: `C ${cRate(JOIN, cc.distances)}; scalar C ${cRate(JOIN, cc.distancesScalar)}`,
+        ratio: vsC(perPass(cacheScan), cc.distances, cc.distancesScalar),
+      },
+      {
+        name: '64-bit count within k=3, 1 query × 10⁵ in cache, vs native C',
+        value: rate(JOIN, perPass(cacheCount), 'fp/s'),
+        baseline: `C ${cRate(JOIN, cc.count)}; scalar C ${cRate(JOIN, cc.countScalar)}`,
+        ratio: vsC(perPass(cacheCount), cc.count, cc.countScalar),
+      },
+    );
+    fs.rmSync(path.dirname(binary), { recursive: true, force: true });
+  }
   rows.push(
     {
       name: `64-bit distances, 1 query × 10⁷, FingerprintSet (${build})`,
