@@ -11,7 +11,7 @@ import { addUnit } from './reducer';
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from './unicode';
 
 // @ts-ignore: decorator
-@inline const BATCH: i32 = 128; // tokens found before they are hashed together
+@inline const BATCH: i32 = 128; // words found before they are hashed together (shingles)
 // @ts-ignore: decorator
 @inline const HISTORY: i32 = 256; // word hashes kept for shingles before sliding back (>= BATCH + MAX_WIDTH)
 
@@ -33,7 +33,7 @@ let mode: i32 = 0;
 let width: i32 = 1;
 let words: i32 = 0; // words hashed in the document (shingles)
 let held: i32 = 0; // word hashes in WORD_HASHES
-let pending: i32 = 0; // tokens in TOKEN_STARTS / TOKEN_LENGTHS, not hashed yet
+let pending: i32 = 0; // shingles mode: words in TOKEN_STARTS / TOKEN_LENGTHS, not hashed yet
 let inToken: bool = false;
 let tokenStart: usize = 0;
 
@@ -79,14 +79,19 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
 }
 
 /**
- * A finished token [start, end): queued, and hashed with the rest of its batch. Hashing tokens apart from the
- * scan lets the hashes of a batch overlap (no branch on the text between them), and in word modes reads the
- * case-folded bytes long after they were stored (a load straddling two recent stores cannot be forwarded).
+ * A finished token [start, end). Words: a feature, hashed at once. Shingles: queued, and hashed with the rest of
+ * its batch, then each window of word hashes (flushTokens): the shingle loop then has a fixed length and no call
+ * (same-run: shingles 1.82 -> 1.55 ms per 0.55 MB; queueing word features too measured 2-4 % slower).
  */
 // @ts-ignore: decorator
 @inline function token(start: usize, end: usize): void {
   if (STAGE == 1) {
     profileSink += <u64>(end - start);
+    return;
+  }
+  if (mode != MODE_SHINGLES) {
+    if (STAGE == 2) profileSink += xxh3(start, end - start, 0);
+    else feature(start, end - start);
     return;
   }
   let n = pending;
@@ -96,7 +101,7 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
   if (n + 1 == BATCH) flushTokens();
 }
 
-/** Hashes the queued tokens. Words: each is a feature. Shingles: their hashes join the window of word hashes. */
+/** Hashes the queued words (shingles mode) into the window of word hashes, then the shingles they complete. */
 function flushTokens(): void {
   let n = pending;
   pending = 0;
@@ -104,13 +109,6 @@ function flushTokens(): void {
     for (let i = 0; i < n; i++) {
       let at = <usize>i << 2;
       profileSink += xxh3(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0);
-    }
-    return;
-  }
-  if (mode != MODE_SHINGLES) {
-    for (let i = 0; i < n; i++) {
-      let at = <usize>i << 2;
-      feature(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at));
     }
     return;
   }
