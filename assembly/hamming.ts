@@ -42,17 +42,26 @@ const HIST = memory.data(4 * 132 * 4, 16);
 // ---------------------------------------------------------------------------------------------------------------
 // Distances
 
-/** out[i] = distance(fps[i], q) for i < n, as bytes. */
+/**
+ * out[i] = distance(fps[i], q) for i < n, as bytes. Eight per step, packed into one u64 store; a pointer walk and
+ * two independent halves per step keep the loop to the loads, popcnts and the packing (same-run, in cache:
+ * 2.63 against 2.51 G fp/s for the indexed four-and-four version).
+ */
 export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void {
-  let i = 0;
-  // Eight at a time, packed into one u64 store.
-  for (; i + 8 <= n; i += 8) {
-    let p = fps + (<usize>i << 3);
-    let packed = d64(p, q) | (d64(p + 8, q) << 8) | (d64(p + 16, q) << 16) | (d64(p + 24, q) << 24) |
-      (d64(p + 32, q) << 32) | (d64(p + 40, q) << 40) | (d64(p + 48, q) << 48) | (d64(p + 56, q) << 56);
-    store<u64>(out + i, packed);
+  let p = fps;
+  let o = out;
+  let end8 = fps + (<usize>(n & ~7) << 3);
+  while (p < end8) {
+    let a = popcnt<u64>(load<u64>(p) ^ q) | (popcnt<u64>(load<u64>(p, 8) ^ q) << 8) |
+      (popcnt<u64>(load<u64>(p, 16) ^ q) << 16) | (popcnt<u64>(load<u64>(p, 24) ^ q) << 24);
+    let b = popcnt<u64>(load<u64>(p, 32) ^ q) | (popcnt<u64>(load<u64>(p, 40) ^ q) << 8) |
+      (popcnt<u64>(load<u64>(p, 48) ^ q) << 16) | (popcnt<u64>(load<u64>(p, 56) ^ q) << 24);
+    store<u64>(o, a | (b << 32));
+    p += 64;
+    o += 8;
   }
-  for (; i < n; i++) store<u8>(out + i, <u8>d64(fps + (<usize>i << 3), q));
+  let end = fps + (<usize>n << 3);
+  for (; p < end; p += 8) store<u8>(o++, <u8>d64(p, q));
 }
 
 export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: usize): void {
@@ -68,18 +77,26 @@ export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: u
 // ---------------------------------------------------------------------------------------------------------------
 // Count within k
 
-/** How many of fps[0..n) are within distance k (0 <= k <= 64) of q. */
+/**
+ * How many of fps[0..n) are within distance k (0 <= k <= 64) of q. Eight per step into two accumulators; with
+ * off = 127 - k, (d + off) >> 7 is 1 exactly for a miss (same-run, in cache: 2.45 against 2.17 G fp/s for four
+ * per step into one accumulator).
+ */
 export function hammingCount64(fps: usize, n: i32, q: u64, k: i32): i32 {
   let off = <u64>(127 - k);
-  let misses: u64 = 0;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
-    let p = fps + (<usize>i << 3);
-    misses += ((d64(p, q) + off) & MISS64) + ((d64(p + 8, q) + off) & MISS64) +
-      ((d64(p + 16, q) + off) & MISS64) + ((d64(p + 24, q) + off) & MISS64);
+  let m0: u64 = 0, m1: u64 = 0;
+  let p = fps;
+  let end8 = fps + (<usize>(n & ~7) << 3);
+  while (p < end8) {
+    m0 += ((popcnt<u64>(load<u64>(p) ^ q) + off) >> 7) + ((popcnt<u64>(load<u64>(p, 8) ^ q) + off) >> 7) +
+      ((popcnt<u64>(load<u64>(p, 16) ^ q) + off) >> 7) + ((popcnt<u64>(load<u64>(p, 24) ^ q) + off) >> 7);
+    m1 += ((popcnt<u64>(load<u64>(p, 32) ^ q) + off) >> 7) + ((popcnt<u64>(load<u64>(p, 40) ^ q) + off) >> 7) +
+      ((popcnt<u64>(load<u64>(p, 48) ^ q) + off) >> 7) + ((popcnt<u64>(load<u64>(p, 56) ^ q) + off) >> 7);
+    p += 64;
   }
-  for (; i < n; i++) misses += (d64(fps + (<usize>i << 3), q) + off) & MISS64;
-  return n - <i32>(misses >> 7);
+  let end = fps + (<usize>n << 3);
+  for (; p < end; p += 8) m0 += (d64(p, q) + off) >> 7;
+  return n - <i32>(m0 + m1);
 }
 
 export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i32 {
@@ -108,30 +125,39 @@ export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i
   return c;
 }
 
+/** Writes the hits among fps[i..i+8) (at least one is within k): kept out of the scan loop, hits are rare. */
+// @ts-ignore: decorator
+@inline function emitGroup8(p: usize, q: u64, k: i32, at: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
+  for (let j = 0; j < 8; j++) c = emit(c, d64(p + (<usize>j << 3), q), k, at + <u32>j, outIndex, outDistance);
+  return c;
+}
+
+function hitGroup8(p: usize, q: u64, k: i32, at: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
+  return emitGroup8(p, q, k, at, c, outIndex, outDistance);
+}
+
 /**
  * Writes base + i and the distance of every fps[i] within k of q, in index order, stopping once `cap` entries
  * are written. Returns the number written; when it equals cap the caller resumes after the last index written.
+ * One branch per eight, and the rare group with a hit is handled out of line, so the scan loop stays small
+ * (same-run, in cache: 2.09 against 1.20 G fp/s for four per branch with the writes inline).
  */
 export function hammingCollect64(fps: usize, n: i32, q: u64, k: i32, base: u32, outIndex: usize, outDistance: usize, cap: i32): i32 {
   let off = <u64>(127 - k);
   let c = 0;
-  let i = 0;
-  // A group of four runs only while all four could be written, so a full buffer ends exactly after a hit.
-  for (; i + 4 <= n && c + 4 <= cap; i += 4) {
-    let p = fps + (<usize>i << 3);
-    let e0 = d64(p, q);
-    let e1 = d64(p + 8, q);
-    let e2 = d64(p + 16, q);
-    let e3 = d64(p + 24, q);
-    if (((e0 + off) & (e1 + off) & (e2 + off) & (e3 + off) & MISS64) == 0) {
-      let at = base + <u32>i;
-      c = emit(c, e0, k, at, outIndex, outDistance);
-      c = emit(c, e1, k, at + 1, outIndex, outDistance);
-      c = emit(c, e2, k, at + 2, outIndex, outDistance);
-      c = emit(c, e3, k, at + 3, outIndex, outDistance);
-    }
+  let p = fps;
+  let end8 = fps + (<usize>(n & ~7) << 3);
+  // A group of eight runs only while all eight could be written, so a full buffer ends exactly after a hit.
+  while (p < end8 && c + 8 <= cap) {
+    let t = (popcnt<u64>(load<u64>(p) ^ q) + off) & (popcnt<u64>(load<u64>(p, 8) ^ q) + off) &
+      (popcnt<u64>(load<u64>(p, 16) ^ q) + off) & (popcnt<u64>(load<u64>(p, 24) ^ q) + off) &
+      (popcnt<u64>(load<u64>(p, 32) ^ q) + off) & (popcnt<u64>(load<u64>(p, 40) ^ q) + off) &
+      (popcnt<u64>(load<u64>(p, 48) ^ q) + off) & (popcnt<u64>(load<u64>(p, 56) ^ q) + off);
+    if ((t & MISS64) == 0) c = hitGroup8(p, q, k, base + <u32>((p - fps) >> 3), c, outIndex, outDistance);
+    p += 64;
   }
-  for (; i < n && c < cap; i++) c = emit(c, d64(fps + (<usize>i << 3), q), k, base + <u32>i, outIndex, outDistance);
+  let end = fps + (<usize>n << 3);
+  for (; p < end && c < cap; p += 8) c = emit(c, d64(p, q), k, base + <u32>((p - fps) >> 3), outIndex, outDistance);
   return c;
 }
 
@@ -328,3 +354,4 @@ export function hammingJoin(a: usize, na: i32, b: usize, nb: i32, k: i32, wide: 
 export function hammingJoinStepPairs(): i32 {
   return STEP_PAIRS;
 }
+

@@ -370,15 +370,24 @@ function flushFloat(n: i32): void {
       }
       v128.store(cp, c0); v128.store(cp, c1, 16); v128.store(cp, c2, 32); v128.store(cp, c3, 48);
     } else {
-      for (let j = 0; j < 8; j++) {
-        let acc = load<f64>(cp + (<usize>j << 3));
-        for (let i = 0; i < n; i++) {
-          let b = <i32>load<u8>(byteAt + (<usize>i << 4));
-          let w = load<f64>(WBUF + (<usize>i << 3));
-          acc += select<f64>(w, -w, ((b >> j) & 1) != 0);
-        }
-        store<f64>(cp + (<usize>j << 3), acc);
+      // The same sign table, one counter per XOR: no select (engines branch on an f64 select, and the bits are
+      // random), and eight independent chains of adds, each counter still summed in feature order.
+      let a0 = load<f64>(cp), a1 = load<f64>(cp, 8), a2 = load<f64>(cp, 16), a3 = load<f64>(cp, 24);
+      let a4 = load<f64>(cp, 32), a5 = load<f64>(cp, 40), a6 = load<f64>(cp, 48), a7 = load<f64>(cp, 56);
+      for (let i = 0; i < n; i++) {
+        let m = SIGNS + (<usize>load<u8>(byteAt + (<usize>i << 4)) << 6);
+        let w = load<u64>(WBUF + (<usize>i << 3));
+        a0 += reinterpret<f64>(w ^ load<u64>(m));
+        a1 += reinterpret<f64>(w ^ load<u64>(m, 8));
+        a2 += reinterpret<f64>(w ^ load<u64>(m, 16));
+        a3 += reinterpret<f64>(w ^ load<u64>(m, 24));
+        a4 += reinterpret<f64>(w ^ load<u64>(m, 32));
+        a5 += reinterpret<f64>(w ^ load<u64>(m, 40));
+        a6 += reinterpret<f64>(w ^ load<u64>(m, 48));
+        a7 += reinterpret<f64>(w ^ load<u64>(m, 56));
       }
+      store<f64>(cp, a0); store<f64>(cp, a1, 8); store<f64>(cp, a2, 16); store<f64>(cp, a3, 24);
+      store<f64>(cp, a4, 32); store<f64>(cp, a5, 40); store<f64>(cp, a6, 48); store<f64>(cp, a7, 56);
     }
   }
 }

@@ -28,6 +28,35 @@
 // @ts-ignore: decorator
 @inline const PRIME_MX2: u64 = 0x9FB21C651E98DF25;
 
+// Values read from kSecret (below) by the short-input paths, folded here so a hash of a token loads no secret:
+// little-endian words of kSecret at the byte offsets named, XORed as the spec's formulas combine them.
+// @ts-ignore: decorator
+@inline const SECRET_4_8: u64 = 0xc73ab174c5ecd5a2; // word 8 ^ word 16 (lengths 4..8)
+// @ts-ignore: decorator
+@inline const SECRET_1_3: u64 = 0x87275a9b; // u32 at 0 ^ u32 at 4 (lengths 1..3)
+// @ts-ignore: decorator
+@inline const SECRET_0: u64 = 0x8726f9105dc21ddc; // word 56 ^ word 64 (length 0)
+// @ts-ignore: decorator
+@inline const SECRET_9_16_LO: u64 = 0x6782737bea4239b9; // word 24 ^ word 32 (lengths 9..16)
+// @ts-ignore: decorator
+@inline const SECRET_9_16_HI: u64 = 0xaf56bc3b0996523a; // word 40 ^ word 48
+// @ts-ignore: decorator
+@inline const S0: u64 = 0xbe4ba423396cfeb8; // words 0..56: the mix16 keys of lengths 17..64
+// @ts-ignore: decorator
+@inline const S8: u64 = 0x1cad21f72c81017c;
+// @ts-ignore: decorator
+@inline const S16: u64 = 0xdb979083e96dd4de;
+// @ts-ignore: decorator
+@inline const S24: u64 = 0x1f67b3b7a4a44072;
+// @ts-ignore: decorator
+@inline const S32: u64 = 0x78e5c0cc4ee679cb;
+// @ts-ignore: decorator
+@inline const S40: u64 = 0x2172ffcc7dd05a82;
+// @ts-ignore: decorator
+@inline const S48: u64 = 0x8e2443f7744608b8;
+// @ts-ignore: decorator
+@inline const S56: u64 = 0x4c263a81e69035e0;
+
 /** kSecret, the default 192-byte secret. */
 const SECRET = memory.data<u8>([
   0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
@@ -102,19 +131,40 @@ let customSeed: u64 = 0;
     let s = seed ^ (<u64>bswap<u32>(<u32>seed) << 32);
     let in1 = <u64>load<u32>(p);
     let in2 = <u64>load<u32>(p + len - 4); // for len < 4 reads bytes before p: the result is not selected
-    let mid = rrmxmx((in2 + (in1 << 32)) ^ ((load<u64>(SECRET, 8) ^ load<u64>(SECRET, 16)) - s), <u64>len);
+    let mid = rrmxmx((in2 + (in1 << 32)) ^ (SECRET_4_8 - s), <u64>len);
     let c1 = <u32>load<u8>(p), c2 = <u32>load<u8>(p + (len >> 1)), c3 = <u32>load<u8>(p + len - 1);
     let combined = (c1 << 16) | (c2 << 24) | c3 | (<u32>len << 8);
-    let short = <u64>combined ^ (<u64>(load<u32>(SECRET) ^ load<u32>(SECRET, 4)) + seed);
-    let empty = seed ^ (load<u64>(SECRET, 56) ^ load<u64>(SECRET, 64));
+    let short = <u64>combined ^ (SECRET_1_3 + seed);
+    let empty = seed ^ SECRET_0;
     return select<u64>(mid, avalanche64(select<u64>(short, empty, len != 0)), len >= 4);
   }
   if (len <= 16) {
-    let lo = load<u64>(p) ^ ((load<u64>(SECRET, 24) ^ load<u64>(SECRET, 32)) + seed);
-    let hi = load<u64>(p + len - 8) ^ ((load<u64>(SECRET, 40) ^ load<u64>(SECRET, 48)) - seed);
+    let lo = load<u64>(p) ^ (SECRET_9_16_LO + seed);
+    let hi = load<u64>(p + len - 8) ^ (SECRET_9_16_HI - seed);
     return avalanche3(<u64>len + bswap<u64>(lo) + hi + mulFold(lo, hi));
   }
   return xxh3Long(p, len, seed);
+}
+
+// @ts-ignore: decorator
+@inline function mix16k(p: usize, k0: u64, k1: u64, seed: u64): u64 {
+  return mulFold(load<u64>(p) ^ (k0 + seed), load<u64>(p, 8) ^ (k1 - seed));
+}
+
+/**
+ * XXH3_64bits_withSeed for 17 <= len <= 64 (the 17..128 formula): shingles of 3 to 8 word hashes. Keys are
+ * constants and no call or length dispatch beyond one branch, so a loop of these overlaps freely.
+ */
+// @ts-ignore: decorator
+@inline export function xxh3Mid(p: usize, len: usize, seed: u64): u64 {
+  let acc = <u64>len * PRIME64_1;
+  if (len > 32) {
+    acc += mix16k(p + 16, S32, S40, seed);
+    acc += mix16k(p + len - 32, S48, S56, seed);
+  }
+  acc += mix16k(p, S0, S8, seed);
+  acc += mix16k(p + len - 16, S16, S24, seed);
+  return avalanche3(acc);
 }
 
 /** Inputs of 17 bytes and more. */

@@ -1,7 +1,13 @@
 // Batch Hamming search speed: one query against 10^7 fingerprints (64- and 128-bit), within-k with few hits,
 // the copy a one-shot call pays against a resident FingerprintSet, and a brute-force self-join of 10^5, each
 // beside a plain TypeScript implementation (two 32-bit halves through a Uint32Array view), ratios from one run.
+// The one-query scans are also compared with native C (bench/c/hamming.c, compiled here with gcc -O3
+// -march=native and run as a child process on the same words), from DRAM (10^7) and from cache (10^5).
 // Alone: `npx tsx bench/hamming.bench.ts` (SIMHASH_BUILD=scalar for the scalar build).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Bench } from 'tinybench';
 import {
   FingerprintSet,
@@ -75,6 +81,45 @@ function tsSelfJoin64(u32: Uint32Array, n: number, k: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Native C baseline
+
+interface NativeTiming {
+  median: number;
+  best: number;
+}
+
+interface NativeResult {
+  distances: NativeTiming;
+  distancesScalar: NativeTiming;
+  count: NativeTiming;
+  countScalar: NativeTiming;
+  within: NativeTiming;
+  withinScalar: NativeTiming;
+  /** Checks that both sides scanned the same words: the sum of all distances and the count within k. */
+  distanceSum: number;
+  hits: number;
+}
+
+/** Compiles bench/c/hamming.c once per run; undefined (rows skipped) when gcc is missing or fails. */
+function nativeBinary(): string | undefined {
+  const source = new URL('./c/hamming.c', import.meta.url).pathname;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-bench-c-'));
+  const binary = path.join(dir, 'hamming');
+  try {
+    execFileSync('gcc', ['-O3', '-march=native', '-o', binary, source], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return binary;
+  } catch (error) {
+    console.error(`native baseline skipped: ${(error as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+/** The C scans over the first n words of randomWords(_, seed) with the bench's planted hits: ms per pass. */
+function native(binary: string, n: number, passes: number, reps: number, seed: number): NativeResult {
+  return JSON.parse(execFileSync(binary, [n, passes, reps, K, seed].map(String), { encoding: 'utf8' })) as NativeResult;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Data and timing
 
 interface Timing {
@@ -99,6 +144,72 @@ const perSecond = (items: number, ms: number): string => (((items / ms) * 1e3) /
 const rate = (items: number, t: Timing, unit: string): string =>
   `${perSecond(items, t.median)}·10⁹ ${unit} (best ${perSecond(items, t.best)})`;
 const ratio = (fast: Timing, slow: Timing): string => `${(slow.median / fast.median).toFixed(1)}×`;
+
+/**
+ * WebAssembly against native C on the same words, in three rounds that alternate the two (C in a child process),
+ * so that load on a shared machine hits both alike; each figure is the best of all rounds (load only adds time).
+ * From DRAM: 10^7 resident fingerprints. In cache: their first 10^5 (800 KB, in L2), 50 passes per sample.
+ */
+function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distanceSum: number, hits: number): BenchRow[] {
+  const resident = FingerprintSet.from(fps);
+  const cached = FingerprintSet.from(fps.subarray(0, JOIN));
+  const out = new Uint8Array(SCAN);
+  const passes = 50;
+  const wasm: Record<string, number> = {};
+  const c: Record<string, number> = {};
+  const keepBest = (into: Record<string, number>, key: string, ms: number) => {
+    into[key] = Math.min(into[key] ?? Infinity, ms);
+  };
+  try {
+    for (let round = 0; round < 3; round++) {
+      const dram = native(binary, SCAN, 1, 5, 12345);
+      if (dram.distanceSum !== distanceSum || dram.hits !== hits) {
+        throw new Error(
+          `native baseline scanned other data: ${dram.distanceSum}/${dram.hits} vs ${distanceSum}/${hits}`,
+        );
+      }
+      const cache = native(binary, JOIN, passes, 7, 12345);
+      for (const key of ['distances', 'distancesScalar', 'count', 'countScalar', 'within', 'withinScalar'] as const) {
+        keepBest(c, `dram ${key}`, dram[key].best);
+        keepBest(c, `cache ${key}`, cache[key].best);
+      }
+      keepBest(wasm, 'dram distances', time(() => resident.hammingDistancesInto(query, out), 5).best);
+      keepBest(wasm, 'dram count', time(() => resident.countWithinDistance(query, K), 5).best);
+      keepBest(wasm, 'dram within', time(() => resident.withinDistance(query, K), 5).best);
+      const cacheScan = time(() => {
+        for (let r = 0; r < passes; r++) cached.hammingDistancesInto(query, out.subarray(0, JOIN));
+      }, 7);
+      const cacheCount = time(() => {
+        for (let r = 0; r < passes; r++) cached.countWithinDistance(query, K);
+      }, 7);
+      keepBest(wasm, 'cache distances', cacheScan.best / passes);
+      keepBest(wasm, 'cache count', cacheCount.best / passes);
+    }
+  } finally {
+    resident.free();
+    cached.free();
+  }
+  const g = (n: number, ms: number) => (n / ms / 1e6).toFixed(2);
+  const row = (name: string, where: 'dram' | 'cache', scan: string): BenchRow => {
+    const n = where === 'dram' ? SCAN : JOIN;
+    const w = wasm[`${where} ${scan}`]!;
+    const vec = c[`${where} ${scan}`]!;
+    const scalar = c[`${where} ${scan}Scalar`]!;
+    return {
+      name,
+      value: `${g(n, w)}·10⁹ fp/s`,
+      baseline: `C ${g(n, vec)}·10⁹; scalar C ${g(n, scalar)}·10⁹`,
+      ratio: `${(vec / w).toFixed(2)}× C, ${(scalar / w).toFixed(2)}× scalar C`,
+    };
+  };
+  return [
+    row('64-bit distances, 1 query × 10⁷ (DRAM), best of 3 rounds vs native C', 'dram', 'distances'),
+    row('64-bit count within k=3, 1 query × 10⁷ (DRAM), vs native C', 'dram', 'count'),
+    row('64-bit within k=3 (3 hits), 1 query × 10⁷ (DRAM), vs native C', 'dram', 'within'),
+    row('64-bit distances, 1 query × 10⁵ in cache, vs native C', 'cache', 'distances'),
+    row('64-bit count within k=3, 1 query × 10⁵ in cache, vs native C', 'cache', 'count'),
+  ];
+}
 
 export async function run(): Promise<BenchRow[]> {
   // Under bench/run.ts the module is already loaded; alone, SIMHASH_BUILD picks the build.
@@ -125,7 +236,15 @@ export async function run(): Promise<BenchRow[]> {
   const withinOneShot = time(() => withinDistance(query64, fps64, K), 6);
   const countOneShot = time(() => countWithinDistance(query64, fps64, K), 6);
   const tsWithin = time(() => tsWithin64(u32, qlo, qhi, K), 3);
+  const distanceSum = out.reduce((a, b) => a + b, 0);
+  const hits = set64.countWithinDistance(query64, K);
   set64.free();
+  // Native C over the same words: 10^7 from DRAM, then the first 10^5 (800 KB, in L2) 50 passes per sample.
+  const binary = nativeBinary();
+  if (binary) {
+    rows.push(...nativeRows(binary, fps64, query64, distanceSum, hits));
+    fs.rmSync(path.dirname(binary), { recursive: true, force: true });
+  }
   rows.push(
     {
       name: `64-bit distances, 1 query × 10⁷, FingerprintSet (${build})`,

@@ -1,0 +1,74 @@
+// The text kernel's internal boundaries, checked against the plain TypeScript reference (test/reference.ts, with
+// hash-wasm's XXH3): tokens are queued and hashed in batches of 128, shingle hashes keep a window of 256 word
+// hashes, and shingles of 3..8 words (17..64 bytes) take a straight-line XXH3 path while other widths take the
+// general one. Documents here have token counts on both sides of every batch and window boundary.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createSimHasher, type Bits } from '../../src/index.js';
+import { loadReference, randomDocument, referenceSimhash, rng, type Mode } from '../reference.js';
+
+beforeAll(loadReference);
+
+/** Exactly `tokens` whitespace-separated ASCII words of 1..20 letters (words mode splits none of them further). */
+function wordsDocument(next: () => number, tokens: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < tokens; i++) {
+    let w = '';
+    const len = 1 + Math.floor(next() * 20);
+    for (let j = 0; j < len; j++) w += String.fromCharCode((next() < 0.2 ? 65 : 97) + Math.floor(next() * 26));
+    words.push(w);
+  }
+  return words.join(next() < 0.5 ? ' ' : '\n');
+}
+
+const COUNTS = [0, 1, 2, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 384, 385, 1000];
+
+describe('text kernel batches and shingle paths', () => {
+  for (const bits of [64, 128] as Bits[]) {
+    it(`shingles of every width class around batch and window boundaries at ${bits} bits`, () => {
+      const next = rng(1500 + bits);
+      for (const width of [1, 2, 3, 4, 5, 8, 9, 64]) {
+        const hasher = createSimHasher({ tokenizer: 'shingles', width, bits });
+        for (const tokens of COUNTS) {
+          const doc = wordsDocument(next, tokens);
+          const expected = referenceSimhash(doc, 'shingles', width, bits);
+          const got = hasher.hashDetailed(doc);
+          expect(got.fingerprint, `width ${width}, ${tokens} words`).toBe(expected.fingerprint);
+          expect(got.featureCount).toBe(expected.featureCount);
+        }
+      }
+    });
+
+    it(`whitespace and words around batch boundaries, and a batch of such documents, at ${bits} bits`, () => {
+      const next = rng(1600 + bits);
+      for (const mode of ['whitespace', 'words'] as Mode[]) {
+        const hasher = createSimHasher({ tokenizer: mode, bits });
+        const docs = COUNTS.map((n) => wordsDocument(next, n));
+        const batch = hasher.hashManyDetailed(docs);
+        docs.forEach((doc, i) => {
+          const expected = referenceSimhash(doc, mode, 0, bits);
+          const fp =
+            bits === 128
+              ? (batch.fingerprints[2 * i + 1]! << 64n) | batch.fingerprints[2 * i]!
+              : batch.fingerprints[i]!;
+          expect(fp, `${mode}, ${COUNTS[i]} words`).toBe(expected.fingerprint);
+          expect(batch.featureCounts[i]).toBe(expected.featureCount);
+        });
+      }
+    });
+  }
+
+  it('long multilingual documents: queued word tokens survive the code-point path and scratch reuse', () => {
+    const next = rng(1700);
+    for (const [mode, width] of [
+      ['words', 0],
+      ['shingles', 3],
+      ['shingles', 6],
+    ] as Array<[Mode, number]>) {
+      const hasher = createSimHasher(mode === 'words' ? { tokenizer: mode } : { tokenizer: mode, width });
+      for (let d = 0; d < 12; d++) {
+        const doc = randomDocument(next, 3000);
+        expect(hasher.hash(doc), `${mode} ${width} doc ${d}`).toBe(referenceSimhash(doc, mode, width, 64).fingerprint);
+      }
+    }
+  });
+});
