@@ -2,7 +2,7 @@
 // batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
 // input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
 import { show } from '../errors.js';
-import { createSimHasher } from '../fingerprint/fingerprint.js';
+import { MAX_DOCUMENT_BYTES, createSimHasher, utf8Length } from '../fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { MAX_THREADS, workerPool } from '../runtime/pool.js';
 
@@ -10,8 +10,8 @@ export { MAX_THREADS } from '../runtime/pool.js';
 import { wasm } from '../runtime/wasm.js';
 import { type HashResult, type HashTask, TASKS_URL, hashTexts, packTexts, transferOf } from './stream-tasks.js';
 
-/** The largest document the streaming functions (and the command line) accept: 1 GiB of UTF-8. */
-export const MAX_DOCUMENT_BYTES = 2 ** 30;
+// The largest document (1 GiB of UTF-8) is the library's one limit, also for the streaming functions and the CLI.
+export { MAX_DOCUMENT_BYTES, utf8Length } from '../fingerprint/fingerprint.js';
 
 export interface StreamOptions {
   /**
@@ -49,21 +49,6 @@ export function checkStreamOptions(o: StreamOptions): CheckedStreamOptions {
     batchBytes: int(batchBytes, 'batchBytes', 1, 2 ** 30),
     maxDocumentBytes: int(maxDocumentBytes, 'maxDocumentBytes', 0, MAX_DOCUMENT_BYTES),
   };
-}
-
-/** UTF-8 length of a string (lone surrogates count as the 3 bytes of U+FFFD, as TextEncoder writes them). */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a pair: 2 units, 4 bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
 }
 
 /**

@@ -59,7 +59,7 @@ export const CHUNK_BYTES = 64 << 20;
 export const MAX_DOCUMENT_BYTES = 1 << 30;
 
 /** Exact UTF-8 length of a string (lone surrogates count 3, as encodeInto writes U+FFFD). */
-function utf8Length(s: string): number {
+export function utf8Length(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
