@@ -225,6 +225,8 @@ function bufferLimit(live: number): number {
 interface PoolCopy {
   readonly key: string;
   shipped: boolean;
+  /** The version last sent to the workers. */
+  version: number;
 }
 let nextPoolKey = 0;
 
@@ -242,7 +244,11 @@ const unfreed = new FinalizationRegistry<{ heap: Heap; blocks: Map<number, numbe
   },
 );
 
-/** Queries from which queryManyAsync uses every core by default (bench/threads.bench.ts measures the cut-over). */
+/**
+ * Queries from which queryManyAsync uses every core by default once the workers hold the index; before that, the
+ * batch must also have at least as many queries as the index has fingerprints, since sending and rebuilding the
+ * copy costs about as much as that many queries (bench/threads.bench.ts measures both).
+ */
 export const PARALLEL_MIN_QUERIES = 4096;
 /** Queries per pool task: several tasks per thread even out loaded cores. */
 const QUERIES_PER_TASK_MAX = 16384;
@@ -259,6 +265,40 @@ interface IndexQueryTask {
   k: number;
 }
 
+/** Answers to a batch of queries in typed arrays (a structured clone of 10^5 small arrays costs more than them). */
+interface PackedNeighbors {
+  /** Neighbours of each query. */
+  counts: Uint32Array;
+  ids: Uint32Array | string[];
+  distances: Uint8Array;
+}
+
+function packNeighbors(lists: Neighbor[][]): PackedNeighbors {
+  const counts = new Uint32Array(lists.length);
+  let total = 0;
+  for (let i = 0; i < lists.length; i++) total += counts[i] = lists[i]!.length;
+  const strings = lists.some((l) => l.length > 0 && typeof l[0]!.id === 'string');
+  const ids: Uint32Array | string[] = strings ? new Array<string>(total) : new Uint32Array(total);
+  const distances = new Uint8Array(total);
+  let at = 0;
+  for (const list of lists) {
+    for (const n of list) {
+      ids[at] = n.id as never;
+      distances[at++] = n.distance;
+    }
+  }
+  return { counts, ids, distances };
+}
+
+function unpackNeighbors({ counts, ids, distances }: PackedNeighbors, into: Neighbor[][]): void {
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const list: Neighbor[] = new Array(counts[i]!);
+    for (let j = 0; j < list.length; j++, at++) list[j] = { id: ids[at]!, distance: distances[at]! };
+    into.push(list);
+  }
+}
+
 offerTasks({
   [INDEX_QUERY_TASK]: (task: IndexQueryTask) => {
     const index = residentValue(
@@ -268,7 +308,10 @@ offerTasks({
       (bytes) => FingerprintIndex.deserialize(bytes),
       (copy) => copy.free(),
     );
-    return { result: index.queryMany(task.fingerprints, task.k) };
+    const packed = packNeighbors(index.queryMany(task.fingerprints, task.k));
+    const transfer = [packed.counts.buffer as ArrayBuffer, packed.distances.buffer as ArrayBuffer];
+    if (packed.ids instanceof Uint32Array) transfer.push(packed.ids.buffer as ArrayBuffer);
+    return { result: packed, transfer };
   },
 });
 
@@ -299,7 +342,7 @@ export class FingerprintIndex {
   /** Bumped by every change of contents: workers' copies of an older version are stale. */
   private version = 0;
   private serialized: { version: number; bytes: Uint8Array } | undefined;
-  private readonly copy: PoolCopy = { key: `index ${nextPoolKey++}`, shipped: false };
+  private readonly copy: PoolCopy = { key: `index ${nextPoolKey++}`, shipped: false, version: -1 };
 
   constructor(options: FingerprintIndexOptions = {}) {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -524,7 +567,9 @@ export class FingerprintIndex {
     for (const key of Object.keys(options))
       if (key !== 'threads') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     const nq = fingerprints.length / this.words;
-    const threads = checkThreads(options.threads) ?? (nq >= PARALLEL_MIN_QUERIES ? hardwareThreads() : 1);
+    const held = this.copy.shipped && this.copy.version === this.version;
+    const enough = nq >= PARALLEL_MIN_QUERIES && (held || nq >= this.live);
+    const threads = checkThreads(options.threads) ?? (enough ? hardwareThreads() : 1);
     if (threads === 1 || nq === 0) return this.queryMany(fingerprints, kk);
     const pool = sharedPool();
     const version = this.version;
@@ -532,7 +577,7 @@ export class FingerprintIndex {
     const bytes = this.serializedBytes();
     const resident: Resident = { key: this.copy.key, version, bytes: () => bytes };
     const per = Math.min(QUERIES_PER_TASK_MAX, Math.max(1, Math.ceil(nq / (threads * 4))));
-    const tasks: Promise<Neighbor[][]>[] = [];
+    const tasks: Promise<PackedNeighbors>[] = [];
     for (let start = 0; start < nq; start += per) {
       const end = Math.min(nq, start + per);
       const task: IndexQueryTask = {
@@ -541,7 +586,7 @@ export class FingerprintIndex {
         fingerprints: fingerprints.slice(start * this.words, end * this.words),
         k: kk,
       };
-      const job = pool.run<Neighbor[][]>(
+      const job = pool.run<PackedNeighbors>(
         INDEX_QUERY_TASK,
         task,
         threads,
@@ -552,8 +597,10 @@ export class FingerprintIndex {
       tasks.push(job);
     }
     this.copy.shipped = true;
-    const parts = await Promise.all(tasks);
-    return parts.flat();
+    this.copy.version = version;
+    const results: Neighbor[][] = [];
+    for (const part of await Promise.all(tasks)) unpackNeighbors(part, results);
+    return results;
   }
 
   /** serialize(), kept for this version: what queryManyAsync sends to each worker once. */

@@ -135,11 +135,14 @@ class Hasher implements SimHasher {
   readonly options: Plan;
   private readonly preset: PresetDefinition;
   private readonly words: number;
+  /** Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings. */
+  private readonly readsStrings: boolean;
 
   constructor(plan: Plan) {
     this.options = plan;
     this.preset = PRESETS[plan.preset];
     this.words = plan.bits === 128 ? 2 : 1;
+    this.readsStrings = plan.mode < 0 || plan.normalize !== false || this.preset.textsAsStrings;
   }
 
   hash(input: SimHashInput): bigint {
@@ -175,9 +178,13 @@ class Hasher implements SimHasher {
     const fingerprints = new BigUint64Array(n * this.words);
     const featureCounts = new Float64Array(n);
     this.execute(wasm(), { ...batch, texts: [], textIndex: [], textSizes: [] }, fingerprints, featureCounts);
+    // Work is about proportional to a text's length (bytes, or UTF-16 units of a string).
+    const sizes = batch.texts.map((t) => t.length + DOCUMENT_OVERHEAD_BYTES);
     let total = 0;
-    for (const size of batch.textSizes) total += size + DOCUMENT_OVERHEAD_BYTES;
-    const threads = chosen ?? (total >= PARALLEL_MIN_BYTES ? hardwareThreads() : 1);
+    for (const size of sizes) total += size;
+    // Starting workers costs tens of milliseconds: until they run, only a larger batch pays for it.
+    const warm = sharedPool().size >= hardwareThreads();
+    const threads = chosen ?? (total >= (warm ? PARALLEL_MIN_BYTES : PARALLEL_COLD_MIN_BYTES) ? hardwareThreads() : 1);
     const { texts, textIndex } = batch;
     if (texts.length === 0) return { fingerprints, featureCounts };
     if (threads === 1) {
@@ -188,10 +195,7 @@ class Hasher implements SimHasher {
     // Several chunks per thread even out uneven documents and loaded cores; at most two per thread are packed
     // (copied) at a time, so memory holds a few chunks, never the batch once more per worker.
     const chunkBytes = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, Math.ceil(total / (threads * 4))));
-    const runs = chunks(
-      batch.textSizes.map((size) => size + DOCUMENT_OVERHEAD_BYTES),
-      chunkBytes,
-    );
+    const runs = chunks(sizes, chunkBytes);
     const pool = sharedPool();
     const failures: Array<{ run: number; error: unknown }> = [];
     let next = 0;
@@ -201,7 +205,8 @@ class Hasher implements SimHasher {
         const [start, end] = runs[run]!;
         const index = textIndex.slice(start, end);
         const task: FingerprintTask = {
-          texts: packTexts(texts.slice(start, end)),
+          // Texts the kernel reads as UTF-8 cross as UTF-8 (see packTexts).
+          texts: packTexts(texts.slice(start, end), !this.readsStrings),
           plan: this.options,
           positions: Uint32Array.from(index),
         };
@@ -257,8 +262,7 @@ class Hasher implements SimHasher {
       featureDocs.push(doc);
       featureSizes.push(bytes);
     };
-    // Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings.
-    const asString = !rawTexts && (plan.mode < 0 || plan.normalize !== false || preset.textsAsStrings);
+    const asString = !rawTexts && this.readsStrings;
     // Classify and validate everything before any of it reaches WebAssembly.
     for (let i = 0; i < n; i++) {
       const input = inputs[i];
@@ -356,11 +360,13 @@ interface Classified {
 }
 
 /**
- * Bytes of text (UTF-8, strings counted at 3 bytes per unit) from which simhashManyAsync uses every core by
- * default: below it, a batch takes about a millisecond on one core and a worker's round trip costs a fair share
- * of that (bench/threads.bench.ts measures the cut-over).
+ * Bytes of text (a string's UTF-16 units count as bytes) from which simhashManyAsync uses every core by default,
+ * once the pool's workers run: below it, a worker's round trip and the copy cost more than the second core saves
+ * (bench/threads.bench.ts measures the cut-over). Before the workers run, a batch must be PARALLEL_COLD_MIN_BYTES
+ * to pay for starting them (tens of milliseconds each).
  */
-export const PARALLEL_MIN_BYTES = 1 << 20;
+export const PARALLEL_MIN_BYTES = 4 << 20;
+export const PARALLEL_COLD_MIN_BYTES = 32 << 20;
 /** What one document adds to a chunk beside its text (its result, its place in the task). */
 const DOCUMENT_OVERHEAD_BYTES = 64;
 const MIN_CHUNK_BYTES = 64 << 10;

@@ -3,7 +3,7 @@
 // globalThis before importing the library, or a module Web Worker started under POOL_NAME) the first call starts
 // answering task requests with this thread's own WebAssembly instance, loaded with the build the main thread
 // uses. Elsewhere offerTasks only records the handlers.
-import { init, type Build } from './wasm.js';
+import { init, loadedBuild, type Build } from './wasm.js';
 
 export const POOL_HOOK = 'simhash-wasm.pool-worker';
 /** The name a pool's Web Workers are started under: how the library knows it runs as one. */
@@ -85,7 +85,8 @@ export function offerTasks(tasks: Record<string, TaskHandler>): void {
   port.on('message', (request) => {
     void (async () => {
       try {
-        await init({ build: request.build });
+        // init() validates the module each time it is called: only the first task pays for that.
+        if (loadedBuild() !== request.build) await init({ build: request.build });
         const handler = handlers.get(request.kind);
         if (!handler) throw new Error(`unknown task ${JSON.stringify(request.kind)}`);
         const { result, transfer } = handler(request.payload as never);

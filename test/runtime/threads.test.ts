@@ -145,6 +145,17 @@ describe('simhashManyAsync', () => {
     );
   });
 
+  it('by default keeps small batches on this thread and starts no worker', async () => {
+    await sharedPool().close();
+    const docs = Array.from({ length: 1000 }, (_, i) => `small document number ${i}`);
+    sameWords(await simhashManyAsync(docs), simhashMany(docs));
+    const index = new FingerprintIndex();
+    index.addMany(Uint32Array.from([1, 2, 3]), simhashMany(docs.slice(0, 3)));
+    expect(await index.queryManyAsync(simhashMany(docs), 3)).toEqual(index.queryMany(simhashMany(docs), 3));
+    index.free();
+    expect(sharedPool().size).toBe(0);
+  });
+
   it('runs a tokenizer function on the calling thread, with the same fingerprints', async () => {
     await sharedPool().close();
     const tokenizer = (text: string) => text.split('').reverse();
