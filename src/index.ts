@@ -70,6 +70,7 @@ export {
   type Locators,
   type Reread,
 } from './dedup/stream.js';
+export { setPoolWorkerUrl } from './runtime/pool.js';
 export {
   simhashStream,
   MAX_DOCUMENT_BYTES,

@@ -25,6 +25,9 @@ export interface TaskError {
 
 export type TaskReply = { id: number; result: unknown } | { id: number; error: TaskError };
 
+/** The id of the reply a worker sends once it serves tasks (before that, the pool gives it none). */
+export const READY_ID = -1;
+
 /** A task: its result, and the buffers to move (not copy) back to the main thread. */
 export type TaskHandler = (payload: never) => { result: unknown; transfer?: ArrayBuffer[] };
 
@@ -82,6 +85,7 @@ export function offerTasks(tasks: Record<string, TaskHandler>): void {
   const port = poolPort();
   if (!port) return;
   serving = true;
+  port.postMessage({ id: READY_ID, result: null });
   port.on('message', (request) => {
     void (async () => {
       try {

@@ -8,11 +8,14 @@
 // tsx), whose modules register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else
 // needs to be served or configured.
 import { show } from '../errors.js';
-import { POOL_HOOK, POOL_NAME, type TaskError, type TaskReply, type TaskRequest } from './pool-worker.js';
+import { POOL_HOOK, POOL_NAME, READY_ID, type TaskError, type TaskReply, type TaskRequest } from './pool-worker.js';
 import { wasm, type Build } from './wasm.js';
 
 /** Largest number of workers the pool may hold. */
 export const MAX_THREADS = 256;
+
+/** How long a new worker may take to load the library and serve (a loaded machine, TypeScript sources). */
+const READY_TIMEOUT_MS = 120_000;
 
 /** One worker, whatever runs it. */
 interface PoolWorker {
@@ -139,41 +142,43 @@ export class WorkerPool {
 
   private start(): void {
     this.starting++;
-    startWorker(this.url).then(
-      (worker) => {
-        this.starting--;
-        const slot: Slot = { worker, job: undefined, residents: new Map() };
-        worker.onReply((reply) => {
-          const job = slot.job;
-          if (!job || job.request.id !== reply.id) return;
-          slot.job = undefined;
+    startWorker(this.url)
+      .then((worker) => ready(worker, this.url))
+      .then(
+        (worker) => {
+          this.starting--;
+          const slot: Slot = { worker, job: undefined, residents: new Map() };
+          worker.onReply((reply) => {
+            const job = slot.job;
+            if (!job || job.request.id !== reply.id) return;
+            slot.job = undefined;
+            worker.busy(false);
+            if ('error' in reply) {
+              // The worker may not hold what the failed task was to leave there.
+              if (job.resident) slot.residents.delete(job.resident.key);
+              job.reject(taskError(reply.error));
+            } else job.resolve(reply.result);
+            this.dispatch();
+          });
+          worker.onFailure((error) => {
+            const at = this.slots.indexOf(slot);
+            if (at < 0) return;
+            this.slots.splice(at, 1);
+            slot.job?.reject(error);
+            slot.job = undefined;
+            void worker.terminate();
+            this.dispatch();
+          });
+          this.slots.push(slot);
           worker.busy(false);
-          if ('error' in reply) {
-            // The worker may not hold what the failed task was to leave there.
-            if (job.resident) slot.residents.delete(job.resident.key);
-            job.reject(taskError(reply.error));
-          } else job.resolve(reply.result);
           this.dispatch();
-        });
-        worker.onFailure((error) => {
-          const at = this.slots.indexOf(slot);
-          if (at < 0) return;
-          this.slots.splice(at, 1);
-          slot.job?.reject(error);
-          slot.job = undefined;
-          void worker.terminate();
-          this.dispatch();
-        });
-        this.slots.push(slot);
-        worker.busy(false);
-        this.dispatch();
-      },
-      (error: Error) => {
-        this.starting--;
-        // Without any worker nothing would ever run the queue: fail it.
-        if (this.slots.length === 0 && this.starting === 0) for (const job of this.queue.splice(0)) job.reject(error);
-      },
-    );
+        },
+        (error: Error) => {
+          this.starting--;
+          // Without any worker nothing would ever run the queue: fail it.
+          if (this.slots.length === 0 && this.starting === 0) for (const job of this.queue.splice(0)) job.reject(error);
+        },
+      );
   }
 }
 
@@ -188,6 +193,32 @@ function taskError(e: TaskError): Error {
 
 function isNode(): boolean {
   return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+/** The worker once it serves tasks; a failure to load, or no answer in time, stops it and rejects. */
+function ready(worker: PoolWorker, url: string): Promise<PoolWorker> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const done = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
+        void worker.terminate();
+        reject(error);
+      } else resolve(worker);
+    };
+    const timer = setTimeout(
+      () =>
+        done(new Error(`the worker loading ${url} served no simhash-wasm pool tasks within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
+    (timer as { unref?(): void }).unref?.(); // waiting must not keep a Node process alive either
+    worker.onReply((reply) => {
+      if (reply.id === READY_ID) done();
+    });
+    worker.onFailure(done);
+  });
 }
 
 async function startWorker(url: string): Promise<PoolWorker> {
@@ -221,10 +252,12 @@ async function startNodeWorker(url: string): Promise<PoolWorker> {
   }
   const script =
     `const { parentPort } = require('node:worker_threads');\n` +
-    `globalThis[Symbol.for(${JSON.stringify(POOL_HOOK)})] = (serve) => serve(parentPort);\n` +
+    `let served = false;\n` +
+    `globalThis[Symbol.for(${JSON.stringify(POOL_HOOK)})] = (serve) => { served = true; serve(parentPort); };\n` +
     (loader
       ? `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); })`
       : `import(${JSON.stringify(url)})`) +
+    `.then(() => { if (!served) throw new Error(${JSON.stringify(`${url} does not serve simhash-wasm pool tasks`)}); })\n` +
     `.catch((e) => { throw e; });\n`;
   const w = new Worker(script, { eval: true }) as unknown as NodeWorker;
   return {
@@ -266,12 +299,28 @@ function entryUrl(): string {
 }
 
 let pool: WorkerPool | undefined;
+let workerUrl: string | undefined;
 
 /** The library's pool; its workers load the build this thread uses. */
 export function sharedPool(): WorkerPool {
   const build = wasm().build;
-  pool ??= new WorkerPool(entryUrl(), build);
+  pool ??= new WorkerPool(workerUrl ?? entryUrl(), build);
   return pool;
+}
+
+/**
+ * Where pool workers load the library from: by default the module this code was loaded from (dist/index.mjs or
+ * dist/index.cjs), which is right unless a bundler folded the library into an application's own bundle: then a
+ * worker would run the application. There, serve or ship the package's dist/index.mjs and name it here, before
+ * the first call with threads > 1 (workers already started are stopped; tasks still running on them fail).
+ */
+export function setPoolWorkerUrl(url: string | URL): void {
+  if (typeof url !== 'string' && !(url instanceof URL))
+    throw new TypeError(`url must be a string or a URL, got ${show(url)}`);
+  workerUrl = String(url);
+  const old = pool;
+  pool = undefined;
+  void old?.close();
 }
 
 /** The hardware's concurrency: os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { FINGERPRINT_TASK, type FingerprintTask, createSimHasher } from '../../src/fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../../src/fingerprint/options.js';
-import { sharedPool } from '../../src/runtime/pool.js';
+import { setPoolWorkerUrl, sharedPool } from '../../src/runtime/pool.js';
 import { packTexts, transferOf } from '../../src/runtime/pool-texts.js';
 import type { HashResult } from '../../src/dedup/stream-tasks.js';
 
@@ -55,5 +55,21 @@ describe('WorkerPool', () => {
     await failed;
     const r = await pool.run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
     expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+  });
+
+  it('setPoolWorkerUrl() names where workers load the library; a URL that does not load fails the tasks', async () => {
+    const entry = new URL('../../src/index.ts', import.meta.url);
+    setPoolWorkerUrl(new URL('../../src/no-such-module.ts', import.meta.url));
+    await expect(sharedPool().run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow(/Cannot find module/);
+    // A module that loads but is not the library: a clear error, not a task waiting forever.
+    const other = new URL('../../src/errors.ts', import.meta.url);
+    setPoolWorkerUrl(other);
+    await expect(sharedPool().run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow(
+      `${other.href} does not serve simhash-wasm pool tasks`,
+    );
+    setPoolWorkerUrl(entry);
+    const r = await sharedPool().run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
+    expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+    expect(() => setPoolWorkerUrl(42 as never)).toThrow(TypeError);
   });
 });
