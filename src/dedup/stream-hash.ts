@@ -2,16 +2,9 @@
 // batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
 // input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
 import { show } from '../errors.js';
-import {
-  FINGERPRINT_TASK,
-  type FingerprintTask,
-  MAX_DOCUMENT_BYTES,
-  createSimHasher,
-  utf8Length,
-} from '../fingerprint/fingerprint.js';
+import { MAX_DOCUMENT_BYTES, createSimHasher, fingerprintInWorker, utf8Length } from '../fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { MAX_THREADS, sharedPool } from '../runtime/pool.js';
-import { packTexts, transferOf } from '../runtime/pool-texts.js';
 import { type HashResult, hashTexts } from './stream-tasks.js';
 
 export { MAX_THREADS } from '../runtime/pool.js';
@@ -107,8 +100,7 @@ export async function* simhashStream(
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
     if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
     else {
-      const task: FingerprintTask = { texts: packTexts(batch), plan };
-      result = pool.run<HashResult>(FINGERPRINT_TASK, task, o.threads, transferOf(task.texts));
+      result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }
     inFlight.push({ first, result });

@@ -3,8 +3,8 @@
 // WebAssembly call per batch and kind of input.
 import { checkAttached, show } from '../errors.js';
 import { align16, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
-import { checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
-import { type PackedTexts, packTexts, transferOf, unpackTexts } from '../runtime/pool-texts.js';
+import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
+import { type PackedTexts, packTexts, recycleBuffer, transferOf, unpackTexts } from '../runtime/pool-texts.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
@@ -142,7 +142,7 @@ class Hasher implements SimHasher {
     this.options = plan;
     this.preset = PRESETS[plan.preset];
     this.words = plan.bits === 128 ? 2 : 1;
-    this.readsStrings = plan.mode < 0 || plan.normalize !== false || this.preset.textsAsStrings;
+    this.readsStrings = readsStrings(plan);
   }
 
   hash(input: SimHashInput): bigint {
@@ -204,14 +204,9 @@ class Hasher implements SimHasher {
         const run = next++;
         const [start, end] = runs[run]!;
         const index = textIndex.slice(start, end);
-        const task: FingerprintTask = {
-          // Texts the kernel reads as UTF-8 cross as UTF-8 (see packTexts).
-          texts: packTexts(texts.slice(start, end), !this.readsStrings),
-          plan: this.options,
-          positions: Uint32Array.from(index),
-        };
         try {
-          const r = await pool.run<SimHashBatch>(FINGERPRINT_TASK, task, threads, transferOf(task.texts));
+          const positions = Uint32Array.from(index);
+          const r = await fingerprintInWorker(pool, texts.slice(start, end), this.options, threads, positions);
           this.scatter(r.fingerprints, r.featureCounts, index, fingerprints, featureCounts);
         } catch (error) {
           failures.push({ run, error });
@@ -383,12 +378,47 @@ export interface FingerprintTask {
   positions?: Uint32Array;
 }
 
+/** What the task returns: the results, and the texts' buffer for the caller's next pack. */
+interface FingerprintResult extends SimHashBatch {
+  spare: ArrayBuffer;
+}
+
 offerTasks({
   [FINGERPRINT_TASK]: (task: FingerprintTask) => {
     const r = new Hasher(task.plan).runTexts(unpackTexts(task.texts), task.positions);
-    return { result: r, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer] };
+    const spare = task.texts.bytes.buffer as ArrayBuffer;
+    const result: FingerprintResult = { ...r, spare };
+    return { result, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare] };
   },
 });
+
+/** Whether a plan's kernel reads texts as strings (JavaScript tokenizes or normalizes them, or the preset wants them). */
+function readsStrings(plan: Plan): boolean {
+  return plan.mode < 0 || plan.normalize !== false || PRESETS[plan.preset].textsAsStrings;
+}
+
+/**
+ * Fingerprints texts in a pool worker with a plan validated here; `positions` name them in errors. Texts the
+ * kernel reads as UTF-8 cross as UTF-8 (see packTexts), and their buffer comes back for the next pack.
+ */
+export async function fingerprintInWorker(
+  pool: WorkerPool,
+  texts: ReadonlyArray<string | Uint8Array>,
+  plan: Plan,
+  threads: number,
+  positions?: Uint32Array,
+): Promise<SimHashBatch> {
+  const task: FingerprintTask = { texts: packTexts(texts, !readsStrings(plan)), plan };
+  if (positions) task.positions = positions;
+  const { spare, ...result } = await pool.run<FingerprintResult>(
+    FINGERPRINT_TASK,
+    task,
+    threads,
+    transferOf(task.texts),
+  );
+  recycleBuffer(spare);
+  return result;
+}
 
 function checkThreadOptions(options: unknown): number | undefined {
   if (options === null || typeof options !== 'object' || Array.isArray(options))

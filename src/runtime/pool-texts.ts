@@ -11,6 +11,30 @@ export interface PackedTexts {
 const encoder = new TextEncoder();
 
 /**
+ * Buffers that came back from workers, for the next packs: a fresh buffer costs a page fault per 4 KiB, about as
+ * much as encoding into it. Held weakly, so the garbage collector may take them whenever it likes.
+ */
+const spares: Array<WeakRef<ArrayBuffer>> = [];
+const MAX_SPARES = 16;
+
+/** Offers a buffer a worker has sent back (with its results) for reuse. */
+export function recycleBuffer(buffer: ArrayBuffer): void {
+  if (buffer.byteLength > 0 && spares.length < MAX_SPARES) spares.push(new WeakRef(buffer));
+}
+
+function buffer(bytes: number): Uint8Array {
+  for (let i = spares.length - 1; i >= 0; i--) {
+    const b = spares[i]!.deref();
+    if (b && b.byteLength >= bytes && b.byteLength <= 2 * bytes + 4096) {
+      spares.splice(i, 1);
+      return new Uint8Array(b);
+    }
+    if (!b) spares.splice(i, 1);
+  }
+  return new Uint8Array(bytes);
+}
+
+/**
  * Packs texts for a worker. With `utf8`, strings are encoded into the byte buffer too (the worker then reads
  * bytes, which hash exactly as their strings do): one transfer instead of a structured clone of every string,
  * which costs about as much as the encoding the worker then no longer does.
@@ -23,14 +47,15 @@ export function packTexts(texts: ReadonlyArray<string | Uint8Array>, utf8 = fals
       remaining += t.length;
       count++;
     }
-  let bytes = new Uint8Array(remaining);
+  // Room for some multi-byte characters: growing copies what is written so far.
+  let bytes = buffer(utf8 ? remaining + (remaining >>> 4) + 64 : remaining);
   const offsets = new Uint32Array(count + 1);
   const strings: Array<string | null> | null = count === texts.length ? null : new Array(texts.length);
   let at = 0;
   let k = 0;
   const room = (needed: number): void => {
     if (at + needed <= bytes.length) return;
-    const grown = new Uint8Array(Math.max(at + needed, bytes.length * 2));
+    const grown = new Uint8Array(Math.max(at + needed, bytes.length + (bytes.length >>> 1)));
     grown.set(bytes.subarray(0, at));
     bytes = grown;
   };
