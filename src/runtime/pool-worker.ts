@@ -3,7 +3,7 @@
 // globalThis before importing the library, or a module Web Worker started under POOL_NAME) the first call starts
 // answering task requests with this thread's own WebAssembly instance, loaded with the build the main thread
 // uses. Elsewhere offerTasks only records the handlers.
-import { init, loadedBuild, type Build } from './wasm.js';
+import { init, loadedBuild, wasm, type Build } from './wasm.js';
 
 export const POOL_HOOK = 'simhash-wasm.pool-worker';
 /** The name a pool's Web Workers are started under: how the library knows it runs as one. */
@@ -78,6 +78,8 @@ handlers.set('drop-resident', (key: string) => {
   dropResident(key);
   return { result: null };
 });
+/** The worker's WebAssembly memory in bytes and the resident data it holds (tests: nothing grows). */
+handlers.set('worker-memory', () => ({ result: { heap: wasm().heap.byteLength, residents: held.size } }));
 
 export function offerTasks(tasks: Record<string, TaskHandler>): void {
   for (const [kind, handler] of Object.entries(tasks)) handlers.set(kind, handler);

@@ -201,15 +201,38 @@ describe('simhashManyAsync', () => {
     sameWords(await simhashManyAsync(docs, { threads: 2 }), simhashMany(docs));
   });
 
-  it('repeated calls reuse the same workers and do not grow memory', async () => {
+  it('repeated calls reuse the same workers and grow neither their memory nor this thread’s', async () => {
     const next = rng(7);
     const docs = Array.from({ length: 20_000 }, () => randomDocument(next, 20));
     const want = simhashMany(docs);
-    sameWords(await simhashManyAsync(docs, { threads: 2 }), want);
+    const fps = planted(1_000_000, 64, 8);
+    const pairs = pairStrings(findNearDuplicates(fps, { k: 3 }));
+    const index = new FingerprintIndex();
+    index.addMany(
+      Uint32Array.from({ length: 20_000 }, (_, i) => i),
+      want,
+    );
+    const answers = index.queryMany(want, 3);
+    const round = async () => {
+      sameWords(await simhashManyAsync(docs, { threads: 2 }), want);
+      expect(pairStrings(await findNearDuplicates(fps, { k: 3, threads: 2 }))).toEqual(pairs);
+      expect(await index.queryManyAsync(want, 3, { threads: 2 })).toEqual(answers);
+    };
+    await round();
+    await round();
+    // The join and one-thread tasks run on the first worker: its memory is the one the join grows.
+    const memory = () => sharedPool().run<{ heap: number; residents: number }>('worker-memory', null, 1);
     const heap = wasm().heap.byteLength;
-    for (let i = 0; i < 5; i++) sameWords(await simhashManyAsync(docs, { threads: 2 }), want);
-    expect(sharedPool().size).toBeLessThanOrEqual(4); // earlier tests asked for up to 4
+    const worker = await memory();
+    const workers = sharedPool().size;
+    for (let i = 0; i < 2; i++) await round();
+    expect(sharedPool().size).toBe(workers);
+    expect(workers).toBeLessThanOrEqual(4); // earlier tests asked for up to 4
     expect(wasm().heap.byteLength).toBe(heap);
+    expect(await memory()).toEqual(worker);
+    expect(worker.residents).toBeGreaterThan(0); // the index copy is there...
+    index.free();
+    expect((await memory()).residents).toBe(worker.residents - 1); // ...and goes with the index
   });
 
   it('does not keep the process alive', async () => {
