@@ -194,7 +194,7 @@ class Hasher implements SimHasher {
     }
     // Several chunks per thread even out uneven documents and loaded cores; at most two per thread are packed
     // (copied) at a time, so memory holds a few chunks, never the batch once more per worker.
-    const chunkBytes = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, Math.ceil(total / (threads * 4))));
+    const chunkBytes = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, Math.ceil(total / (threads * 2))));
     const runs = chunks(sizes, chunkBytes);
     const pool = sharedPool();
     const failures: Array<{ run: number; error: unknown }> = [];
@@ -364,7 +364,7 @@ export const PARALLEL_MIN_BYTES = 4 << 20;
 export const PARALLEL_COLD_MIN_BYTES = 32 << 20;
 /** What one document adds to a chunk beside its text (its result, its place in the task). */
 const DOCUMENT_OVERHEAD_BYTES = 64;
-const MIN_CHUNK_BYTES = 64 << 10;
+const MIN_CHUNK_BYTES = 256 << 10;
 const MAX_CHUNK_BYTES = 4 << 20;
 
 /** The pool task that fingerprints texts (simhashManyAsync, simhashStream). */
