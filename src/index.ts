@@ -4,6 +4,7 @@ export {
   simhash,
   simhashDetailed,
   simhashMany,
+  simhashManyAsync,
   simhashOfHashes,
   createSimHasher,
   featureHash,
@@ -12,6 +13,7 @@ export {
   type SimHashBatch,
   type SimHasher,
   type HashesOptions,
+  type ThreadOptions,
 } from './fingerprint/fingerprint.js';
 export { hammingDistance, similarity, toHex, fromHex, toBinary, fromBinary } from './fingerprint/bits.js';
 export {
@@ -49,6 +51,7 @@ export {
   defaultDedupK,
   type VerifyOptions,
   type FindNearDuplicatesOptions,
+  type NearDuplicatesResult,
   type NearDuplicatePairs,
   type ClusterMode,
   type ClusterOptions,
@@ -67,6 +70,7 @@ export {
   type Locators,
   type Reread,
 } from './dedup/stream.js';
+export { setPoolWorkerUrl } from './runtime/pool.js';
 export {
   simhashStream,
   MAX_DOCUMENT_BYTES,

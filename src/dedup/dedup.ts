@@ -1,14 +1,15 @@
 // Corpus dedup: every pair of fingerprints within Hamming distance k (findNearDuplicates), clusters of them
 // (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
-// sorted permuted tables planned by join-plan.ts; threads: 2 splits the tables between this thread and a worker.
+// sorted permuted tables planned by join-plan.ts; threads: N splits the tables between this thread and N - 1 pool
+// workers (runtime/pool.ts).
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { type VerifyOptions, checkVerifyOptions, dropFeaturelessPairs, verifyPairs } from './verify-pairs.js';
 import { wasm } from '../runtime/wasm.js';
 import { type JoinPlan, planJoin } from './join-plan.js';
-import { type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
-import { joinInWorker, joinWorker } from './join-worker.js';
+import { JOIN_TASK, type JoinTask, type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
+import { checkThreads, sharedPool } from '../runtime/pool.js';
 
 export type { JoinPlan } from './join-plan.js';
 export type { NearDuplicatePairs } from './join.js';
@@ -19,16 +20,27 @@ export interface FindNearDuplicatesOptions {
   k: number;
   /** Fingerprint width: 64 (one word each, default) or 128 (two words each, low word first). */
   bits?: 64 | 128;
-  /** 2 splits the join's tables between two worker threads (Node); the call then returns a Promise. */
-  threads?: 1 | 2;
+  /**
+   * Threads that walk the join's tables (default 1: this thread, synchronously). N > 1 (up to MAX_THREADS) splits
+   * them between this thread and N - 1 pool workers (Node worker threads, Web Workers in browsers); the call then
+   * returns a Promise, and the pairs are identical to one thread's.
+   */
+  threads?: number;
 }
+
+/** What findNearDuplicates returns for a `threads` type: a Promise for N > 1, either when only `number` is known. */
+export type NearDuplicatesResult<T extends number> = number extends T
+  ? NearDuplicatePairs | Promise<NearDuplicatePairs>
+  : T extends 1
+    ? NearDuplicatePairs
+    : Promise<NearDuplicatePairs>;
 
 const KNOWN = new Set(['k', 'bits', 'threads']);
 
 export interface CheckedJoinOptions {
   k: number;
   bits: 64 | 128;
-  threads: 1 | 2;
+  threads: number;
   n: number;
 }
 
@@ -49,10 +61,7 @@ export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOption
   if (typeof k !== 'number') throw new TypeError(`k must be a number, got ${show(k)}`);
   if (!Number.isInteger(k) || k < 0 || k > bits)
     throw new RangeError(`k must be an integer from 0 to ${bits}, got ${show(k)}`);
-  const threads = o.threads ?? 1;
-  if (threads !== 1 && threads !== 2) {
-    throw new (typeof threads === 'number' ? RangeError : TypeError)(`threads must be 1 or 2, got ${show(threads)}`);
-  }
+  const threads = checkThreads(o.threads) ?? 1;
   const words = bits / 64;
   if (fps.length % words !== 0)
     throw new RangeError(`128-bit fingerprints need two words each, got ${fps.length} words`);
@@ -63,16 +72,16 @@ export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOption
 
 /**
  * Every pair of fingerprints within Hamming distance k (≤ k), each once with a < b, exact duplicates included,
- * ordered by (a, b). With `threads: 2` the result comes as a Promise.
+ * ordered by (a, b). With `threads` above 1 the result comes as a Promise.
  */
-export function findNearDuplicates(
-  fps: BigUint64Array,
-  options: FindNearDuplicatesOptions & { threads: 2 },
-): Promise<NearDuplicatePairs>;
 export function findNearDuplicates(
   fps: BigUint64Array,
   options: FindNearDuplicatesOptions & { threads?: 1 },
 ): NearDuplicatePairs;
+export function findNearDuplicates<T extends number>(
+  fps: BigUint64Array,
+  options: FindNearDuplicatesOptions & { threads: T },
+): NearDuplicatesResult<T>;
 export function findNearDuplicates(
   fps: BigUint64Array,
   options: FindNearDuplicatesOptions,
@@ -84,32 +93,47 @@ export function findNearDuplicates(
   const { k, bits, threads, n } = checkJoinArgs(fps, options);
   const plan = planJoin(n, k, bits);
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
-  if (threads === 2 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST) return findInTwoThreads(fps, plan, n);
+  if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
+    return findInThreads(fps, plan, n, threads);
   const pairs = findWithPlan(fps, plan);
-  return threads === 2 ? Promise.resolve(pairs) : pairs;
+  return threads > 1 ? Promise.resolve(pairs) : pairs;
 }
 
-/** Planned cost (join-plan.ts units, ≈ ns) below which threads: 2 runs on one thread. */
+/** Planned cost (join-plan.ts units, ≈ ns) below which threads > 1 runs on one thread. */
 const MIN_THREADED_COST = 20e6;
 
-/** Half the tables in a worker, half here at the same time; the pairs are merged and sorted here. */
-export async function findInTwoThreads(fps: BigUint64Array, plan: JoinPlan, n: number): Promise<NearDuplicatePairs> {
-  const w = await joinWorker();
+/**
+ * The tables dealt round-robin to `threads` shares: share 0 here, the others in pool workers at the same time;
+ * a pair is emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
+ */
+export async function findInThreads(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  n: number,
+  threads: number,
+): Promise<NearDuplicatePairs> {
   const rt = wasm();
-  const theirs = plan.tables.map((_, t) => t).filter((t) => t % 2 === 1);
-  const mine = plan.tables.map((_, t) => t).filter((t) => t % 2 === 0);
-  // Posted before this thread starts its own share, so both run at once.
-  const job = joinInWorker(w, fps, plan, theirs, rt.build);
+  const shares = Math.min(threads, plan.tables.length);
+  const share = (s: number) => plan.tables.map((_, t) => t).filter((t) => t % shares === s);
+  const pool = sharedPool();
+  // Posted before this thread starts its own share, so all run at once.
+  const jobs: Promise<BigUint64Array>[] = [];
+  for (let s = 1; s < shares; s++) {
+    const task: JoinTask = { fps, plan, tables: share(s) };
+    const job = pool.run<BigUint64Array>(JOIN_TASK, task, shares - 1);
+    job.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
+    jobs.push(job);
+  }
   let own: BigUint64Array;
   try {
-    const { ptr, count } = walkTables(rt, fps, plan, mine);
-    // Copied out: while this call awaits the worker, other calls may reuse the regions.
+    const { ptr, count } = walkTables(rt, fps, plan, share(0));
+    // Copied out: while this call awaits the workers, other calls may reuse the regions.
     own = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
   } catch (error) {
-    await job.catch(() => undefined);
+    await Promise.allSettled(jobs);
     throw error;
   }
-  return mergePairKeys(rt, fps, plan, n, [own, await job]);
+  return mergePairKeys(rt, fps, plan, n, [own, ...(await Promise.all(jobs))]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

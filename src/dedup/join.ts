@@ -1,7 +1,9 @@
 // The all-pairs join driver: copies fingerprints into WebAssembly memory, permutes, sorts and walks the planned
-// tables (assembly/join.ts), then sorts the pairs by (a, b) and unpacks them with their distances.
+// tables (assembly/join.ts), then sorts the pairs by (a, b) and unpacks them with their distances. With threads,
+// pool workers walk shares of the tables (JOIN_TASK) and their pair keys are merged here (mergePairKeys).
 import { Region, type Heap } from '../runtime/heap.js';
 import { align16 } from '../runtime/marshal.js';
+import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { SEGMENT_BYTES } from './join-layout.shared.js';
 import { type JoinPlan, canonicalTables, pairSortPasses, tableLayout } from './join-plan.js';
@@ -330,6 +332,24 @@ export function mergePairKeys(
   heap.u64.set(fps, fpsPtr >>> 3);
   return sortAndUnpack(rt, plan, n, ptr, count, fpsPtr);
 }
+
+/** The pool task that walks some of a plan's tables and returns their pair keys. */
+export const JOIN_TASK = 'join-tables';
+
+export interface JoinTask {
+  fps: BigUint64Array;
+  plan: JoinPlan;
+  tables: number[];
+}
+
+offerTasks({
+  [JOIN_TASK]: (task: JoinTask) => {
+    const rt = wasm();
+    const { ptr, count } = walkTables(rt, task.fps, task.plan, task.tables);
+    const keys = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
+    return { result: keys, transfer: [keys.buffer as ArrayBuffer] };
+  },
+});
 
 function emptyPairs(): NearDuplicatePairs {
   return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };

@@ -2,13 +2,12 @@
 // batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
 // input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
 import { show } from '../errors.js';
-import { MAX_DOCUMENT_BYTES, createSimHasher, utf8Length } from '../fingerprint/fingerprint.js';
+import { MAX_DOCUMENT_BYTES, createSimHasher, fingerprintInWorker, utf8Length } from '../fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../fingerprint/options.js';
-import { MAX_THREADS, workerPool } from '../runtime/pool.js';
+import { MAX_THREADS, sharedPool } from '../runtime/pool.js';
+import { type HashResult, hashTexts } from './stream-tasks.js';
 
 export { MAX_THREADS } from '../runtime/pool.js';
-import { wasm } from '../runtime/wasm.js';
-import { type HashResult, type HashTask, TASKS_URL, hashTexts, packTexts, transferOf } from './stream-tasks.js';
 
 // The largest document (1 GiB of UTF-8) is the library's one limit, also for the streaming functions and the CLI.
 export { MAX_DOCUMENT_BYTES, utf8Length } from '../fingerprint/fingerprint.js';
@@ -83,11 +82,11 @@ export async function* simhashStream(
     throw new TypeError(`options must be an object, got ${show(options)}`);
   const { threads: _t, batchBytes: _b, maxDocumentBytes: _m, ...hashOptions } = options;
   const o = checkStreamOptions(options);
-  createSimHasher(hashOptions); // checks the options before anything is read
+  const { options: plan } = createSimHasher(hashOptions); // checks the options before anything is read
   if (texts === null || typeof texts !== 'object' || !(Symbol.asyncIterator in texts || Symbol.iterator in texts))
     throw new TypeError(`texts must be an iterable or async iterable, got ${show(texts)}`);
   const inline = o.threads === 1 || typeof hashOptions.tokenizer === 'function';
-  const pool = inline ? undefined : workerPool(TASKS_URL, wasm().build);
+  const pool = inline ? undefined : sharedPool();
   const inFlight: Array<{ first: number; result: Promise<HashResult> }> = [];
   const maxInFlight = 2 * o.threads;
   let batch: Array<string | Uint8Array> = [];
@@ -101,8 +100,7 @@ export async function* simhashStream(
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
     if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
     else {
-      const task: HashTask = { texts: packTexts(batch), options: hashOptions };
-      result = pool.run<HashResult>('hash', task, o.threads, transferOf(task.texts));
+      result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }
     inFlight.push({ first, result });

@@ -1,63 +1,12 @@
-// The streaming deduper's batch tasks: fingerprint a batch of texts, and check a batch of candidate pairs. Each runs
-// here (threads: 1) or in a pool worker (runtime/pool.ts), with the same code, so results do not depend on the
-// thread count. Batches cross to workers packed: the byte texts back to back in one transferable buffer.
+// The streaming deduper's batch tasks: fingerprint a batch of texts (fingerprint.ts's pool task), and check a batch
+// of candidate pairs. Each runs here (threads: 1) or in a pool worker (runtime/pool.ts), with the same code, so
+// results do not depend on the thread count. Batches cross to workers packed (runtime/pool-texts.ts).
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { offerTasks } from '../runtime/pool-worker.js';
+import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
 import type { NearDuplicatePairs } from './join.js';
 import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from './verify-pairs.js';
-
-/** Texts packed for postMessage: strings stay strings (null marks a byte text), bytes lie in one buffer. */
-export interface PackedTexts {
-  strings: Array<string | null> | null;
-  bytes: Uint8Array;
-  /** Start of each byte text in `bytes`, plus the end of the last one. */
-  offsets: Uint32Array;
-}
-
-export function packTexts(texts: ReadonlyArray<string | Uint8Array>): PackedTexts {
-  let total = 0;
-  let count = 0;
-  for (const t of texts)
-    if (typeof t !== 'string') {
-      total += t.length;
-      count++;
-    }
-  const bytes = new Uint8Array(total);
-  const offsets = new Uint32Array(count + 1);
-  const strings: Array<string | null> | null = count === texts.length ? null : new Array(texts.length);
-  let at = 0;
-  let k = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i]!;
-    if (typeof t === 'string') {
-      strings![i] = t;
-      continue;
-    }
-    if (strings) strings[i] = null;
-    bytes.set(t, at);
-    at += t.length;
-    offsets[++k] = at;
-  }
-  return { strings, bytes, offsets };
-}
-
-export function unpackTexts(packed: PackedTexts): Array<string | Uint8Array> {
-  const { strings, bytes, offsets } = packed;
-  const views = (i: number) => bytes.subarray(offsets[i], offsets[i + 1]);
-  if (!strings) return Array.from({ length: offsets.length - 1 }, (_, i) => views(i));
-  let k = 0;
-  return strings.map((s) => (s === null ? views(k++) : s));
-}
-
-export function transferOf(packed: PackedTexts): ArrayBuffer[] {
-  return [packed.bytes.buffer as ArrayBuffer];
-}
-
-export interface HashTask {
-  texts: PackedTexts;
-  options: SimHashOptions;
-}
 
 export interface HashResult {
   fingerprints: BigUint64Array;
@@ -95,14 +44,7 @@ export function checkPairs(texts: ReadonlyArray<string | Uint8Array>, task: Omit
   return keep;
 }
 
-/** The URL workers import to run these tasks: this module, or the bundle it was built into. */
-export const TASKS_URL = import.meta.url;
-
 offerTasks({
-  hash: (task: HashTask) => {
-    const r = hashTexts(unpackTexts(task.texts), task.options);
-    return { result: r, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer] };
-  },
   check: (task: CheckTask) => {
     const keep = checkPairs(unpackTexts(task.texts), task);
     return { result: keep, transfer: [keep.buffer as ArrayBuffer] };

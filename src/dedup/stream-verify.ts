@@ -6,7 +6,8 @@
 import { show } from '../errors.js';
 import type { WorkerPool } from '../runtime/pool.js';
 import type { NearDuplicatePairs } from './join.js';
-import { type CheckTask, checkPairs, packTexts, transferOf } from './stream-tasks.js';
+import { packTexts, transferOf } from '../runtime/pool-texts.js';
+import { type CheckTask, checkPairs } from './stream-tasks.js';
 import type { VerifyOptions } from './verify-pairs.js';
 
 /** Where documents can be read again: one entry per document asked for. */

@@ -5,8 +5,7 @@
 // (stream-verify.ts). Memory grows with the number of documents, not with their bytes, and the result equals
 // dedup() on the same texts with the same options, for any thread count.
 import { show } from '../errors.js';
-import { workerPool } from '../runtime/pool.js';
-import { wasm } from '../runtime/wasm.js';
+import { sharedPool } from '../runtime/pool.js';
 import {
   type ClusterMode,
   type DedupOptions,
@@ -17,7 +16,6 @@ import {
   findNearDuplicates,
 } from './dedup.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, simhashStream } from './stream-hash.js';
-import { TASKS_URL } from './stream-tasks.js';
 import { type Locators, type Reread, checkCandidates } from './stream-verify.js';
 import { checkVerifyOptions } from './verify-pairs.js';
 
@@ -176,11 +174,10 @@ export async function dedupStream(
   const locators = { source: source.done(), offset: offset.done(), length: length.done() };
   const t1 = performance.now();
   progress('joining', 0, 1);
-  const found = await findNearDuplicates(fingerprints, { k, bits, threads: stream.threads > 1 ? 2 : 1 });
+  const found = await findNearDuplicates(fingerprints, { k, bits, threads: stream.threads });
   progress('joining', 1, 1);
   const t2 = performance.now();
-  const pool =
-    stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? workerPool(TASKS_URL, wasm().build) : undefined;
+  const pool = stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? sharedPool() : undefined;
   const pairs = await checkCandidates(found, {
     verify,
     featureCounts,

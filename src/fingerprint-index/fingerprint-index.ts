@@ -13,6 +13,8 @@
 import { Region, type Heap } from '../runtime/heap.js';
 import { checkAttached, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
+import { checkThreads, hardwareThreads, sharedPool, type Resident } from '../runtime/pool.js';
+import { offerTasks, residentValue } from '../runtime/pool-worker.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
 import { decodeIndex, encodeIndex } from './format.js';
 import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
@@ -219,10 +221,98 @@ function bufferLimit(live: number): number {
   return Math.max(256, Math.min(16384, live >>> 6));
 }
 
-// An index dropped without free() still returns its blocks once it is garbage collected.
-const unfreed = new FinalizationRegistry<{ heap: Heap; blocks: Map<number, number> }>(({ heap, blocks }) => {
-  for (const ptr of blocks.keys()) heap.release(ptr);
-  blocks.clear();
+/** How an index is known to the worker pool (queryManyAsync): its key there, and whether workers hold a copy. */
+interface PoolCopy {
+  readonly key: string;
+  shipped: boolean;
+  /** The version last sent to the workers. */
+  version: number;
+}
+let nextPoolKey = 0;
+
+function dropPoolCopies(copy: PoolCopy): void {
+  if (copy.shipped) sharedPool().forget(copy.key);
+  copy.shipped = false;
+}
+
+// An index dropped without free() still returns its blocks (and its workers' copies) once it is garbage collected.
+const unfreed = new FinalizationRegistry<{ heap: Heap; blocks: Map<number, number>; copy: PoolCopy }>(
+  ({ heap, blocks, copy }) => {
+    for (const ptr of blocks.keys()) heap.release(ptr);
+    blocks.clear();
+    dropPoolCopies(copy);
+  },
+);
+
+/**
+ * Queries from which queryManyAsync uses every core by default once the workers hold the index; before that, the
+ * batch must also have at least as many queries as the index has fingerprints, since sending and rebuilding the
+ * copy costs about as much as that many queries (bench/threads.bench.ts measures both).
+ */
+export const PARALLEL_MIN_QUERIES = 4096;
+/** Queries per pool task: several tasks per thread even out loaded cores. */
+const QUERIES_PER_TASK_MAX = 16384;
+
+/** The pool task that answers a batch of queries on a worker's copy of an index. */
+const INDEX_QUERY_TASK = 'index-query';
+
+interface IndexQueryTask {
+  key: string;
+  version: number;
+  /** The index's serialize() bytes: present when this worker does not hold this version yet. */
+  resident?: Uint8Array;
+  fingerprints: BigUint64Array;
+  k: number;
+}
+
+/** Answers to a batch of queries in typed arrays (a structured clone of 10^5 small arrays costs more than them). */
+interface PackedNeighbors {
+  /** Neighbours of each query. */
+  counts: Uint32Array;
+  ids: Uint32Array | string[];
+  distances: Uint8Array;
+}
+
+function packNeighbors(lists: Neighbor[][]): PackedNeighbors {
+  const counts = new Uint32Array(lists.length);
+  let total = 0;
+  for (let i = 0; i < lists.length; i++) total += counts[i] = lists[i]!.length;
+  const strings = lists.some((l) => l.length > 0 && typeof l[0]!.id === 'string');
+  const ids: Uint32Array | string[] = strings ? new Array<string>(total) : new Uint32Array(total);
+  const distances = new Uint8Array(total);
+  let at = 0;
+  for (const list of lists) {
+    for (const n of list) {
+      ids[at] = n.id as never;
+      distances[at++] = n.distance;
+    }
+  }
+  return { counts, ids, distances };
+}
+
+function unpackNeighbors({ counts, ids, distances }: PackedNeighbors, into: Neighbor[][]): void {
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const list: Neighbor[] = new Array(counts[i]!);
+    for (let j = 0; j < list.length; j++, at++) list[j] = { id: ids[at]!, distance: distances[at]! };
+    into.push(list);
+  }
+}
+
+offerTasks({
+  [INDEX_QUERY_TASK]: (task: IndexQueryTask) => {
+    const index = residentValue(
+      task.key,
+      task.version,
+      task.resident,
+      (bytes) => FingerprintIndex.deserialize(bytes),
+      (copy) => copy.free(),
+    );
+    const packed = packNeighbors(index.queryMany(task.fingerprints, task.k));
+    const transfer = [packed.counts.buffer as ArrayBuffer, packed.distances.buffer as ArrayBuffer];
+    if (packed.ids instanceof Uint32Array) transfer.push(packed.ids.buffer as ArrayBuffer);
+    return { result: packed, transfer };
+  },
 });
 
 export class FingerprintIndex {
@@ -249,6 +339,10 @@ export class FingerprintIndex {
   private idKind: 'number' | 'string' | undefined;
   private readonly strings: StringIdStore;
   private freed = false;
+  /** Bumped by every change of contents: workers' copies of an older version are stale. */
+  private version = 0;
+  private serialized: { version: number; bytes: Uint8Array } | undefined;
+  private readonly copy: PoolCopy = { key: `index ${nextPoolKey++}`, shipped: false, version: -1 };
 
   constructor(options: FingerprintIndexOptions = {}) {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -275,7 +369,7 @@ export class FingerprintIndex {
     this.rt = wasm();
     this.strings = new StringIdStore(stringMapCapacity);
     transaction(this.rt.heap, (txn) => this.commit(txn, this.rebuild(txn, undefined)));
-    unfreed.register(this, { heap: this.rt.heap, blocks: this.blocks }, this);
+    unfreed.register(this, { heap: this.rt.heap, blocks: this.blocks, copy: this.copy }, this);
   }
 
   /** Live fingerprints. */
@@ -323,6 +417,7 @@ export class FingerprintIndex {
       throw error;
     }
     this.idKind = typeof id as 'number' | 'string';
+    this.version++;
   }
 
   /**
@@ -384,6 +479,7 @@ export class FingerprintIndex {
       throw error;
     }
     this.idKind = kind;
+    this.version++;
   }
 
   /**
@@ -418,6 +514,7 @@ export class FingerprintIndex {
       }
     }
     if (typeof id === 'string') this.strings.delete(id);
+    this.version++;
     return true;
   }
 
@@ -443,19 +540,73 @@ export class FingerprintIndex {
   /** query() for each fingerprint of a batch (one word each at 64 bits, two at 128). */
   queryMany(fingerprints: BigUint64Array, k?: number): Neighbor[][] {
     this.checkLive();
-    if (!(fingerprints instanceof BigUint64Array))
-      throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
-    checkAttached(fingerprints, 'fingerprints');
-    if (fingerprints.length % this.words !== 0) {
-      throw new RangeError(
-        `fingerprints must hold 2 words per 128-bit fingerprint (this index is 128-bit), got length ${fingerprints.length}`,
-      );
-    }
+    this.checkQueries(fingerprints);
     const kk = this.checkK(k);
     const nq = fingerprints.length / this.words;
     const q = scratch(this.rt.heap).query.reserve(Math.max(16, fingerprints.length * 8));
     this.rt.heap.u64.set(fingerprints, q / 8);
     return this.run(q, nq, kk);
+  }
+
+  /**
+   * queryMany on a pool of workers (Node worker threads, or Web Workers in browsers), each holding a copy of the
+   * index: the queries are split into contiguous batches and the answers put back in order, identical to
+   * queryMany's. The copy is sent once per version of the index (any add or remove makes a new version) and freed
+   * with the index. `threads` defaults to the hardware's concurrency from PARALLEL_MIN_QUERIES queries, else 1.
+   */
+  async queryManyAsync(
+    fingerprints: BigUint64Array,
+    k?: number,
+    options: { threads?: number } = {},
+  ): Promise<Neighbor[][]> {
+    this.checkLive();
+    this.checkQueries(fingerprints);
+    const kk = this.checkK(k);
+    if (options === null || typeof options !== 'object' || Array.isArray(options))
+      throw new TypeError(`options must be an object, got ${show(options)}`);
+    for (const key of Object.keys(options))
+      if (key !== 'threads') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+    const nq = fingerprints.length / this.words;
+    const held = this.copy.shipped && this.copy.version === this.version;
+    const enough = nq >= PARALLEL_MIN_QUERIES && (held || nq >= this.live);
+    const threads = checkThreads(options.threads) ?? (enough ? hardwareThreads() : 1);
+    if (threads === 1 || nq === 0) return this.queryMany(fingerprints, kk);
+    const pool = sharedPool();
+    const version = this.version;
+    // Taken now: a task still queued after a later change must get the version it was made for.
+    const bytes = this.serializedBytes();
+    const resident: Resident = { key: this.copy.key, version, bytes: () => bytes };
+    const per = Math.min(QUERIES_PER_TASK_MAX, Math.max(1, Math.ceil(nq / (threads * 4))));
+    const tasks: Promise<PackedNeighbors>[] = [];
+    for (let start = 0; start < nq; start += per) {
+      const end = Math.min(nq, start + per);
+      const task: IndexQueryTask = {
+        key: this.copy.key,
+        version,
+        fingerprints: fingerprints.slice(start * this.words, end * this.words),
+        k: kk,
+      };
+      const job = pool.run<PackedNeighbors>(
+        INDEX_QUERY_TASK,
+        task,
+        threads,
+        [task.fingerprints.buffer as ArrayBuffer],
+        resident,
+      );
+      job.catch(() => undefined); // awaited below, in order
+      tasks.push(job);
+    }
+    this.copy.shipped = true;
+    this.copy.version = version;
+    const results: Neighbor[][] = [];
+    for (const part of await Promise.all(tasks)) unpackNeighbors(part, results);
+    return results;
+  }
+
+  /** serialize(), kept for this version: what queryManyAsync sends to each worker once. */
+  private serializedBytes(): Uint8Array {
+    if (this.serialized?.version !== this.version) this.serialized = { version: this.version, bytes: this.serialize() };
+    return this.serialized.bytes;
   }
 
   /** Merges the insert buffer and purges removed entries now (queries are fastest after this). */
@@ -581,6 +732,8 @@ export class FingerprintIndex {
   free(): void {
     if (this.freed) return;
     unfreed.unregister(this);
+    dropPoolCopies(this.copy);
+    this.serialized = undefined;
     for (const ptr of this.blocks.keys()) this.rt.heap.release(ptr);
     this.blocks.clear();
     this.pending.clear();
@@ -592,6 +745,17 @@ export class FingerprintIndex {
 
   private checkLive(): void {
     if (this.freed) throw freedError('FingerprintIndex');
+  }
+
+  private checkQueries(fingerprints: unknown): asserts fingerprints is BigUint64Array {
+    if (!(fingerprints instanceof BigUint64Array))
+      throw new TypeError(`fingerprints must be a BigUint64Array, got ${show(fingerprints)}`);
+    checkAttached(fingerprints, 'fingerprints');
+    if (fingerprints.length % this.words !== 0) {
+      throw new RangeError(
+        `fingerprints must hold 2 words per 128-bit fingerprint (this index is 128-bit), got length ${fingerprints.length}`,
+      );
+    }
   }
 
   private checkIdKind(id: unknown, name: string): void {

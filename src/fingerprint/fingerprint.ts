@@ -3,6 +3,9 @@
 // WebAssembly call per batch and kind of input.
 import { checkAttached, show } from '../errors.js';
 import { align16, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
+import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
+import { type PackedTexts, packTexts, recycleBuffer, transferOf, unpackTexts } from '../runtime/pool-texts.js';
+import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './presets/preset.js';
@@ -32,6 +35,20 @@ export interface SimHasher {
   hashDetailed(input: SimHashInput): SimHashResult;
   hashMany(inputs: readonly SimHashInput[]): BigUint64Array;
   hashManyDetailed(inputs: readonly SimHashInput[]): SimHashBatch;
+  /** hashMany on a pool of workers (see ThreadOptions); equal to hashMany for any thread count. */
+  hashManyAsync(inputs: readonly SimHashInput[], options?: ThreadOptions): Promise<BigUint64Array>;
+  hashManyDetailedAsync(inputs: readonly SimHashInput[], options?: ThreadOptions): Promise<SimHashBatch>;
+}
+
+export interface ThreadOptions {
+  /**
+   * Workers that fingerprint the batch's texts (Node worker threads, or module Web Workers in browsers), in
+   * contiguous chunks; results are identical to one thread. Default: the hardware's concurrency when the texts
+   * add up to at least PARALLEL_MIN_BYTES, else 1 (this thread). 1 works in this thread. Feature lists and Maps
+   * are hashed in this thread, and so is the whole batch when the tokenizer is a function (functions cannot
+   * cross to a worker).
+   */
+  threads?: number;
 }
 
 interface FingerprintKernels {
@@ -97,13 +114,13 @@ function featureBytes(doc: FeatureDoc): number {
   return units * 3 + doc.strings.length * (doc.weights ? 12 : 4);
 }
 
-/** Splits positions 0..sizes.length-1 into consecutive runs of at most CHUNK_BYTES (a larger item goes alone). */
-function chunks(sizes: readonly number[]): Array<[start: number, end: number]> {
+/** Splits positions 0..sizes.length-1 into consecutive runs of at most `limit` bytes (a larger item goes alone). */
+function chunks(sizes: readonly number[], limit = CHUNK_BYTES): Array<[start: number, end: number]> {
   const runs: Array<[number, number]> = [];
   let start = 0;
   let bytes = 0;
   for (let i = 0; i < sizes.length; i++) {
-    if (i > start && bytes + sizes[i]! > CHUNK_BYTES) {
+    if (i > start && bytes + sizes[i]! > limit) {
       runs.push([start, i]);
       start = i;
       bytes = 0;
@@ -118,11 +135,14 @@ class Hasher implements SimHasher {
   readonly options: Plan;
   private readonly preset: PresetDefinition;
   private readonly words: number;
+  /** Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings. */
+  private readonly readsStrings: boolean;
 
   constructor(plan: Plan) {
     this.options = plan;
     this.preset = PRESETS[plan.preset];
     this.words = plan.bits === 128 ? 2 : 1;
+    this.readsStrings = readsStrings(plan);
   }
 
   hash(input: SimHashInput): bigint {
@@ -144,8 +164,85 @@ class Hasher implements SimHasher {
     return this.run(inputs, 'document');
   }
 
+  async hashManyAsync(inputs: readonly SimHashInput[], options?: ThreadOptions): Promise<BigUint64Array> {
+    return (await this.hashManyDetailedAsync(inputs, options)).fingerprints;
+  }
+
+  async hashManyDetailedAsync(inputs: readonly SimHashInput[], options: ThreadOptions = {}): Promise<SimHashBatch> {
+    if (!Array.isArray(inputs)) throw new TypeError(`inputs must be an array, got ${show(inputs)}`);
+    const chosen = checkThreadOptions(options);
+    if (typeof this.options.tokenizer === 'function') return this.run(inputs, 'document');
+    // Everything is validated (and feature lists hashed) here, before any worker gets work.
+    const batch = this.classify(inputs, (i) => `document ${i}`, true);
+    const n = inputs.length;
+    const fingerprints = new BigUint64Array(n * this.words);
+    const featureCounts = new Float64Array(n);
+    this.execute(wasm(), { ...batch, texts: [], textIndex: [], textSizes: [] }, fingerprints, featureCounts);
+    // Work is about proportional to a text's length (bytes, or UTF-16 units of a string).
+    const sizes = batch.texts.map((t) => t.length + DOCUMENT_OVERHEAD_BYTES);
+    let total = 0;
+    for (const size of sizes) total += size;
+    // Starting workers costs tens of milliseconds: until they run, only a larger batch pays for it.
+    const warm = sharedPool().size >= hardwareThreads();
+    const threads = chosen ?? (total >= (warm ? PARALLEL_MIN_BYTES : PARALLEL_COLD_MIN_BYTES) ? hardwareThreads() : 1);
+    const { texts, textIndex } = batch;
+    if (texts.length === 0) return { fingerprints, featureCounts };
+    if (threads === 1) {
+      const r = this.runTexts(texts, Uint32Array.from(textIndex));
+      this.scatter(r.fingerprints, r.featureCounts, textIndex, fingerprints, featureCounts);
+      return { fingerprints, featureCounts };
+    }
+    // Several chunks per thread even out uneven documents and loaded cores; at most two per thread are packed
+    // (copied) at a time, so memory holds a few chunks, never the batch once more per worker.
+    const chunkBytes = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, Math.ceil(total / (threads * 2))));
+    const runs = chunks(sizes, chunkBytes);
+    const pool = sharedPool();
+    const failures: Array<{ run: number; error: unknown }> = [];
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < runs.length && failures.length === 0) {
+        const run = next++;
+        const [start, end] = runs[run]!;
+        const index = textIndex.slice(start, end);
+        try {
+          const positions = Uint32Array.from(index);
+          const r = await fingerprintInWorker(pool, texts.slice(start, end), this.options, threads, positions);
+          this.scatter(r.fingerprints, r.featureCounts, index, fingerprints, featureCounts);
+        } catch (error) {
+          failures.push({ run, error });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(runs.length, 2 * threads) }, lane));
+    // The first failing chunk's error, whichever finished first: the one a single thread would have thrown.
+    if (failures.length > 0) throw failures.reduce((a, b) => (b.run < a.run ? b : a)).error;
+    return { fingerprints, featureCounts };
+  }
+
+  /** Texts of a batch, named by their positions in it (for errors); in a pool worker, or here. */
+  runTexts(texts: ReadonlyArray<string | Uint8Array>, positions: Uint32Array | undefined): SimHashBatch {
+    const name = positions ? (i: number) => `document ${positions[i]}` : (i: number) => `document ${i}`;
+    const n = texts.length;
+    const fingerprints = new BigUint64Array(n * this.words);
+    const featureCounts = new Float64Array(n);
+    this.execute(wasm(), this.classify(texts, name, false), fingerprints, featureCounts);
+    return { fingerprints, featureCounts };
+  }
+
   private run(inputs: readonly SimHashInput[], what: string): SimHashBatch {
-    const rt = wasm();
+    const n = inputs.length;
+    const name = (i: number): string => (n === 1 && what === 'input' ? what : `${what} ${i}`);
+    const fingerprints = new BigUint64Array(n * this.words);
+    const featureCounts = new Float64Array(n);
+    this.execute(wasm(), this.classify(inputs, name, false), fingerprints, featureCounts);
+    return { fingerprints, featureCounts };
+  }
+
+  /**
+   * Validates and sorts a batch into texts and feature lists; `position(i)` names input i in errors. With
+   * `rawTexts`, texts are only checked (type, size), not decoded, normalized or tokenized: a worker does that.
+   */
+  private classify(inputs: readonly SimHashInput[], position: (i: number) => string, rawTexts: boolean): Classified {
     const plan = this.options;
     const preset = this.preset;
     const n = inputs.length;
@@ -154,15 +251,13 @@ class Hasher implements SimHasher {
     const textSizes: number[] = [];
     const featureDocs: FeatureDoc[] = [];
     const featureSizes: number[] = [];
-    const position = (i: number): string => (n === 1 && what === 'input' ? what : `${what} ${i}`);
     const addFeatures = (doc: FeatureDoc): void => {
       const bytes = featureBytes(doc);
       if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(position(doc.index), bytes, 'bytes of features');
       featureDocs.push(doc);
       featureSizes.push(bytes);
     };
-    // Texts become strings when JavaScript tokenizes or normalizes them, or when the preset's kernel reads strings.
-    const asString = plan.mode < 0 || plan.normalize !== false || preset.textsAsStrings;
+    const asString = !rawTexts && this.readsStrings;
     // Classify and validate everything before any of it reaches WebAssembly.
     for (let i = 0; i < n; i++) {
       const input = inputs[i];
@@ -173,8 +268,8 @@ class Hasher implements SimHasher {
           if (text.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(position(i), text.byteLength, 'bytes');
         }
         if (asString && typeof text !== 'string') text = decoder.decode(text);
-        if (plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
-        if (plan.mode < 0) {
+        if (!rawTexts && plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
+        if (!rawTexts && plan.mode < 0) {
           addFeatures(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
         } else {
           textSizes.push(textBytes(text, position(i)));
@@ -191,8 +286,13 @@ class Hasher implements SimHasher {
         );
       }
     }
-    const fingerprints = new BigUint64Array(n * this.words);
-    const featureCounts = new Float64Array(n);
+    return { texts, textIndex, textSizes, featureDocs, featureSizes };
+  }
+
+  /** Runs the kernels on a classified batch, writing each document's results at its own position. */
+  private execute(rt: Runtime, batch: Classified, fingerprints: BigUint64Array, featureCounts: Float64Array): void {
+    const { preset, options: plan } = this;
+    const { texts, textIndex, textSizes, featureDocs, featureSizes } = batch;
     for (const [start, end] of chunks(textSizes)) {
       const output = preset.runTexts(rt, texts.slice(start, end), plan);
       this.collect(rt, output, textIndex.slice(start, end), fingerprints, featureCounts);
@@ -208,30 +308,124 @@ class Hasher implements SimHasher {
         featureCounts,
       );
     }
-    return { fingerprints, featureCounts };
   }
 
   /** Copies a kernel's results to the caller's positions `index` (documents of one kind, in batch order). */
   private collect(rt: Runtime, output: KernelOutput, index: number[], fps: BigUint64Array, counts: Float64Array): void {
-    const words = this.words;
     const n = index.length;
-    const u64 = rt.heap.u64;
-    const f64 = rt.heap.f64;
     const o = output.out >>> 3;
     const c = output.counts >>> 3;
+    const fromFps = rt.heap.u64.subarray(o, o + n * this.words);
+    this.scatter(fromFps, rt.heap.f64.subarray(c, c + n), index, fps, counts);
+  }
+
+  /** Copies results of documents `index` (in order) from `fromFps`/`fromCounts` to their positions. */
+  private scatter(
+    fromFps: BigUint64Array,
+    fromCounts: Float64Array,
+    index: readonly number[],
+    fps: BigUint64Array,
+    counts: Float64Array,
+  ): void {
+    const words = this.words;
+    const n = index.length;
+    if (n === 0) return;
     const first = index[0]!;
     if (index[n - 1] === first + n - 1) {
       // Consecutive positions (every batch of one kind of input): two block copies.
-      fps.set(u64.subarray(o, o + n * words), first * words);
-      counts.set(f64.subarray(c, c + n), first);
+      fps.set(fromFps.subarray(0, n * words), first * words);
+      counts.set(fromCounts.subarray(0, n), first);
       return;
     }
     for (let i = 0; i < n; i++) {
       const at = index[i]!;
-      for (let w = 0; w < words; w++) fps[at * words + w] = u64[o + i * words + w]!;
-      counts[at] = f64[c + i]!;
+      for (let w = 0; w < words; w++) fps[at * words + w] = fromFps[i * words + w]!;
+      counts[at] = fromCounts[i]!;
     }
   }
+}
+
+interface Classified {
+  texts: Array<string | Uint8Array>;
+  /** Each text's position in the batch. */
+  textIndex: number[];
+  textSizes: number[];
+  featureDocs: FeatureDoc[];
+  featureSizes: number[];
+}
+
+/**
+ * Bytes of text (a string's UTF-16 units count as bytes) from which simhashManyAsync uses every core by default,
+ * once the pool's workers run: below it, a worker's round trip and the copy cost more than the second core saves
+ * (bench/threads.bench.ts measures the cut-over). Before the workers run, a batch must be PARALLEL_COLD_MIN_BYTES
+ * to pay for starting them (tens of milliseconds each).
+ */
+export const PARALLEL_MIN_BYTES = 4 << 20;
+export const PARALLEL_COLD_MIN_BYTES = 32 << 20;
+/** What one document adds to a chunk beside its text (its result, its place in the task). */
+const DOCUMENT_OVERHEAD_BYTES = 64;
+const MIN_CHUNK_BYTES = 256 << 10;
+const MAX_CHUNK_BYTES = 4 << 20;
+
+/** The pool task that fingerprints texts (simhashManyAsync, simhashStream). */
+export const FINGERPRINT_TASK = 'fingerprint';
+
+export interface FingerprintTask {
+  texts: PackedTexts;
+  /** The hasher's plan, validated on the calling thread. */
+  plan: Plan;
+  /** The texts' positions in the caller's batch, which errors name; default 0, 1, … */
+  positions?: Uint32Array;
+}
+
+/** What the task returns: the results, and the texts' buffer for the caller's next pack. */
+interface FingerprintResult extends SimHashBatch {
+  spare: ArrayBuffer;
+}
+
+offerTasks({
+  [FINGERPRINT_TASK]: (task: FingerprintTask) => {
+    const r = new Hasher(task.plan).runTexts(unpackTexts(task.texts), task.positions);
+    const spare = task.texts.bytes.buffer as ArrayBuffer;
+    const result: FingerprintResult = { ...r, spare };
+    return { result, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare] };
+  },
+});
+
+/** Whether a plan's kernel reads texts as strings (JavaScript tokenizes or normalizes them, or the preset wants them). */
+function readsStrings(plan: Plan): boolean {
+  return plan.mode < 0 || plan.normalize !== false || PRESETS[plan.preset].textsAsStrings;
+}
+
+/**
+ * Fingerprints texts in a pool worker with a plan validated here; `positions` name them in errors. Texts the
+ * kernel reads as UTF-8 cross as UTF-8 (see packTexts), and their buffer comes back for the next pack.
+ */
+export async function fingerprintInWorker(
+  pool: WorkerPool,
+  texts: ReadonlyArray<string | Uint8Array>,
+  plan: Plan,
+  threads: number,
+  positions?: Uint32Array,
+): Promise<SimHashBatch> {
+  const task: FingerprintTask = { texts: packTexts(texts, !readsStrings(plan)), plan };
+  if (positions) task.positions = positions;
+  const { spare, ...result } = await pool.run<FingerprintResult>(
+    FINGERPRINT_TASK,
+    task,
+    threads,
+    transferOf(task.texts),
+  );
+  recycleBuffer(spare);
+  return result;
+}
+
+function checkThreadOptions(options: unknown): number | undefined {
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  for (const key of Object.keys(options))
+    if (key !== 'threads') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+  return checkThreads((options as ThreadOptions).threads);
 }
 
 /** A hasher with validated options, for repeated calls. */
@@ -252,6 +446,25 @@ export function simhashDetailed(input: SimHashInput, options?: SimHashOptions): 
 /** Fingerprints of many documents in one WebAssembly call per kind of input; 128-bit: low word first. */
 export function simhashMany(inputs: readonly SimHashInput[], options?: SimHashOptions): BigUint64Array {
   return createSimHasher(options).hashMany(inputs);
+}
+
+/**
+ * simhashMany on a pool of workers created once (Node worker threads, or module Web Workers in browsers): the
+ * batch's texts are fingerprinted in contiguous chunks and put back by index, so the result equals simhashMany's
+ * for any thread count. Bad input rejects before any worker gets work. See ThreadOptions for the default.
+ */
+export function simhashManyAsync(
+  inputs: readonly SimHashInput[],
+  options: SimHashOptions & ThreadOptions = {},
+): Promise<BigUint64Array> {
+  try {
+    if (options === null || typeof options !== 'object' || Array.isArray(options))
+      throw new TypeError(`options must be an object, got ${show(options)}`);
+    const { threads, ...hashOptions } = options;
+    return createSimHasher(hashOptions).hashManyAsync(inputs, threads === undefined ? {} : { threads });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 export interface HashesOptions {

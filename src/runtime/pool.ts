@@ -1,37 +1,56 @@
-// A pool of Node worker threads, each with its own WebAssembly instance, for batch tasks (the streaming deduper
-// fingerprints and verifies in it). One pool per task module is created on first use and kept: later calls reuse
-// its workers, start more only while every worker is busy and fewer than the caller's thread count run, and idle
-// workers never keep the process alive. Each worker runs one task at a time; results come back per task, so the
-// caller puts them in place by its own indices and the output does not depend on which worker ran what.
-// Workers load the task module by its URL (the source file under tsx, or the bundle); the module serves tasks
-// through pool-worker.ts. Browsers (Web Workers) are not supported here: the pool needs Node.
-import { POOL_HOOK, type TaskReply, type TaskRequest } from './pool-worker.js';
-import type { Build } from './wasm.js';
+// The library's one pool of workers, each with its own WebAssembly instance: Node worker threads, or module Web
+// Workers in browsers. Fingerprinting (simhashManyAsync), the join (findNearDuplicates with threads > 1), batched
+// index queries (queryManyAsync) and the streaming deduper all run their tasks in it. The pool is created on first
+// use and kept: later calls reuse its workers, start more only while every worker is busy and fewer than the
+// caller's thread count run, and idle workers never keep a Node process alive. Each worker runs one task at a
+// time; results come back per task, so the caller puts them in place by its own indices and the output does not
+// depend on which worker ran what. Workers load the library's entry (the bundle itself, or src/index.ts under
+// tsx), whose modules register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else
+// needs to be served or configured.
+import { show } from '../errors.js';
+import { POOL_HOOK, POOL_NAME, READY_ID, type TaskError, type TaskReply, type TaskRequest } from './pool-worker.js';
+import { wasm, type Build } from './wasm.js';
 
-interface NodeWorker {
-  on(event: 'message', listener: (reply: TaskReply) => void): void;
-  on(event: 'error', listener: (error: Error) => void): void;
-  on(event: 'exit', listener: (code: number) => void): void;
-  postMessage(message: TaskRequest, transfer?: readonly ArrayBuffer[]): void;
-  terminate(): Promise<number>;
-  unref(): void;
-  ref(): void;
+/** Largest number of workers the pool may hold. */
+export const MAX_THREADS = 256;
+
+/** How long a new worker may take to load the library and serve (a loaded machine, TypeScript sources). */
+const READY_TIMEOUT_MS = 120_000;
+
+/** One worker, whatever runs it. */
+interface PoolWorker {
+  post(message: TaskRequest, transfer: ArrayBuffer[]): void;
+  onReply(listener: (reply: TaskReply) => void): void;
+  onFailure(listener: (error: Error) => void): void;
+  /** Whether the worker has work: a busy Node worker keeps the process alive, an idle one does not. */
+  busy(yes: boolean): void;
+  terminate(): Promise<unknown>;
+}
+
+/**
+ * Data a task needs in its worker that stays there across calls (an index copy): sent with the first task a
+ * worker gets for `key` at this `version`, then only named. The payload then carries `resident: bytes()`.
+ */
+export interface Resident {
+  key: string;
+  version: number;
+  bytes: () => Uint8Array;
 }
 
 interface Job {
   request: TaskRequest;
   transfer: ArrayBuffer[];
+  resident: Resident | undefined;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
 
 interface Slot {
-  worker: NodeWorker;
+  worker: PoolWorker;
   job: Job | undefined;
+  /** Versions of resident data this worker holds, by key. */
+  residents: Map<string, number>;
 }
-
-/** Largest number of workers one pool may hold. */
-export const MAX_THREADS = 256;
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
@@ -51,16 +70,31 @@ export class WorkerPool {
   }
 
   /**
-   * Runs task `kind` of the pool's module in a worker; at most `threads` workers take part (started as tasks
-   * arrive). The buffers in `transfer` move to the worker.
+   * Runs task `kind` in a worker; at most `threads` workers take part (started as tasks arrive). The buffers in
+   * `transfer` move to the worker. The promise rejects with the task's error rebuilt (same class and message).
    */
-  run<T>(kind: string, payload: unknown, threads: number, transfer: ArrayBuffer[] = []): Promise<T> {
+  run<T>(
+    kind: string,
+    payload: unknown,
+    threads: number,
+    transfer: ArrayBuffer[] = [],
+    resident?: Resident,
+  ): Promise<T> {
     this.limit = Math.max(1, Math.min(threads, MAX_THREADS));
     return new Promise<T>((resolve, reject) => {
       const request: TaskRequest = { id: this.nextId++, kind, build: this.build, payload };
-      this.queue.push({ request, transfer, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ request, transfer, resident, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });
+  }
+
+  /** Forgets resident data `key` (its owner is gone): workers holding it are told to drop it. */
+  forget(key: string): void {
+    for (const slot of this.slots) {
+      if (!slot.residents.delete(key)) continue;
+      // Not a job: the reply's id matches none, so it is ignored.
+      slot.worker.post({ id: -1, kind: 'drop-resident', build: this.build, payload: key }, []);
+    }
   }
 
   /** Stops every worker; tasks still queued or running fail. The pool stays usable (new workers start). */
@@ -79,66 +113,131 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const idle = this.slots.find((s) => s.job === undefined && this.slots.indexOf(s) < this.limit);
+      const job = this.queue[0]!;
+      const usable = this.slots.slice(0, this.limit).filter((s) => s.job === undefined);
+      // A worker that already holds the job's resident data saves sending it again.
+      const key = job.resident?.key;
+      const idle = usable.find((s) => key !== undefined && s.residents.get(key) === job.resident!.version) ?? usable[0];
       if (idle) {
-        this.give(idle, this.queue.shift()!);
+        this.queue.shift();
+        this.give(idle, job);
         continue;
       }
-      if (this.slots.length + this.starting < this.limit) {
-        this.start();
-        // The new worker takes the queue's head once it is up; others may free up before.
-      }
+      // The new worker takes the queue's head once it is up; others may free up before.
+      if (this.slots.length + this.starting < this.limit) this.start();
       return;
     }
   }
 
   private give(slot: Slot, job: Job): void {
     slot.job = job;
-    slot.worker.ref();
-    slot.worker.postMessage(job.request, job.transfer);
+    const r = job.resident;
+    if (r && slot.residents.get(r.key) !== r.version) {
+      job.request.payload = { ...(job.request.payload as object), resident: r.bytes() };
+      slot.residents.set(r.key, r.version);
+    }
+    slot.worker.busy(true);
+    slot.worker.post(job.request, job.transfer);
   }
 
   private start(): void {
     this.starting++;
-    startWorker(this.url).then(
-      (worker) => {
-        this.starting--;
-        const slot: Slot = { worker, job: undefined };
-        worker.on('message', (reply) => {
-          const job = slot.job;
-          if (!job || job.request.id !== reply.id) return;
-          slot.job = undefined;
-          worker.unref();
-          if ('error' in reply) job.reject(new Error(`worker task ${job.request.kind} failed: ${reply.error}`));
-          else job.resolve(reply.result);
+    startWorker(this.url)
+      .then((worker) => ready(worker, this.url))
+      .then(
+        (worker) => {
+          this.starting--;
+          const slot: Slot = { worker, job: undefined, residents: new Map() };
+          worker.onReply((reply) => {
+            const job = slot.job;
+            if (!job || job.request.id !== reply.id) return;
+            slot.job = undefined;
+            worker.busy(false);
+            if ('error' in reply) {
+              // The worker may not hold what the failed task was to leave there.
+              if (job.resident) slot.residents.delete(job.resident.key);
+              job.reject(taskError(reply.error));
+            } else job.resolve(reply.result);
+            this.dispatch();
+          });
+          worker.onFailure((error) => {
+            const at = this.slots.indexOf(slot);
+            if (at < 0) return;
+            this.slots.splice(at, 1);
+            slot.job?.reject(error);
+            slot.job = undefined;
+            void worker.terminate();
+            this.dispatch();
+          });
+          this.slots.push(slot);
+          worker.busy(false);
           this.dispatch();
-        });
-        const fail = (error: Error) => {
-          const at = this.slots.indexOf(slot);
-          if (at < 0) return;
-          this.slots.splice(at, 1);
-          slot.job?.reject(error);
-          slot.job = undefined;
-          this.dispatch();
-        };
-        worker.on('error', fail);
-        worker.on('exit', (code) => fail(new Error(`worker exited with code ${code}`)));
-        this.slots.push(slot);
-        worker.unref();
-        this.dispatch();
-      },
-      (error: Error) => {
-        this.starting--;
-        // Without any worker nothing would ever run the queue: fail it.
-        if (this.slots.length === 0 && this.starting === 0) for (const job of this.queue.splice(0)) job.reject(error);
-      },
-    );
+        },
+        (error: Error) => {
+          this.starting--;
+          // Without any worker nothing would ever run the queue: fail it.
+          if (this.slots.length === 0 && this.starting === 0) for (const job of this.queue.splice(0)) job.reject(error);
+        },
+      );
   }
 }
 
-async function startWorker(url: string): Promise<NodeWorker> {
-  const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
-  if (!isNode) throw new Error('threads > 1 needs Node worker_threads; use threads: 1 in this runtime');
+/** A worker's error as the main thread throws it: RangeError and TypeError keep their class, others are Errors. */
+function taskError(e: TaskError): Error {
+  const Class = e.name === 'RangeError' ? RangeError : e.name === 'TypeError' ? TypeError : Error;
+  const error = new Class(e.message);
+  if (Class === Error && e.name !== 'Error') error.message = `${e.name}: ${e.message}`;
+  if (e.stack) error.stack = `${error.stack}\n    in a pool worker: ${e.stack}`;
+  return error;
+}
+
+function isNode(): boolean {
+  return typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+}
+
+/** The worker once it serves tasks; a failure to load, or no answer in time, stops it and rejects. */
+function ready(worker: PoolWorker, url: string): Promise<PoolWorker> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const done = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
+        void worker.terminate();
+        reject(error);
+      } else resolve(worker);
+    };
+    const timer = setTimeout(
+      () =>
+        done(new Error(`the worker loading ${url} served no simhash-wasm pool tasks within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
+    (timer as { unref?(): void }).unref?.(); // waiting must not keep a Node process alive either
+    worker.onReply((reply) => {
+      if (reply.id === READY_ID) done();
+    });
+    worker.onFailure(done);
+  });
+}
+
+async function startWorker(url: string): Promise<PoolWorker> {
+  if (isNode()) return startNodeWorker(url);
+  if (typeof Worker === 'function') return startWebWorker(url);
+  throw new Error('threads > 1 needs Node worker_threads or Web Workers; use threads: 1 in this runtime');
+}
+
+interface NodeWorker {
+  on(event: 'message', listener: (reply: TaskReply) => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  on(event: 'exit', listener: (code: number) => void): void;
+  postMessage(message: TaskRequest, transfer?: readonly ArrayBuffer[]): void;
+  terminate(): Promise<number>;
+  unref(): void;
+  ref(): void;
+}
+
+async function startNodeWorker(url: string): Promise<PoolWorker> {
   const { Worker } = await import('node:worker_threads');
   // Running from TypeScript sources (tests, development): register tsx's loader in the worker before importing.
   let loader = '';
@@ -153,20 +252,96 @@ async function startWorker(url: string): Promise<NodeWorker> {
   }
   const script =
     `const { parentPort } = require('node:worker_threads');\n` +
-    `globalThis[Symbol.for(${JSON.stringify(POOL_HOOK)})] = (serve) => serve(parentPort);\n` +
+    `let served = false;\n` +
+    `globalThis[Symbol.for(${JSON.stringify(POOL_HOOK)})] = (serve) => { served = true; serve(parentPort); };\n` +
     (loader
       ? `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url)}); })`
       : `import(${JSON.stringify(url)})`) +
+    `.then(() => { if (!served) throw new Error(${JSON.stringify(`${url} does not serve simhash-wasm pool tasks`)}); })\n` +
     `.catch((e) => { throw e; });\n`;
-  return new Worker(script, { eval: true }) as unknown as NodeWorker;
+  const w = new Worker(script, { eval: true }) as unknown as NodeWorker;
+  return {
+    post: (message, transfer) => w.postMessage(message, transfer),
+    onReply: (listener) => w.on('message', listener),
+    onFailure: (listener) => {
+      w.on('error', listener);
+      w.on('exit', (code) => listener(new Error(`worker exited with code ${code}`)));
+    },
+    busy: (yes) => (yes ? w.ref() : w.unref()),
+    terminate: () => w.terminate(),
+  };
 }
 
-const pools = new Map<string, WorkerPool>();
+async function startWebWorker(url: string): Promise<PoolWorker> {
+  // A module worker of the library itself: it sees its name and serves the pool (pool-worker.ts).
+  const w = new Worker(url, { type: 'module', name: POOL_NAME });
+  return {
+    post: (message, transfer) => w.postMessage(message, transfer),
+    onReply: (listener) => w.addEventListener('message', (event) => listener(event.data as TaskReply)),
+    onFailure: (listener) => {
+      w.addEventListener('error', (event) => {
+        event.preventDefault();
+        listener(new Error(`worker failed: ${event.message || `could not load ${url}`}`));
+      });
+      w.addEventListener('messageerror', () => listener(new Error('worker reply could not be read')));
+    },
+    busy: () => undefined,
+    terminate: async () => w.terminate(),
+  };
+}
 
-/** The shared pool of the task module at `url` whose workers load `build`. */
-export function workerPool(url: string, build: Build): WorkerPool {
-  const key = `${build} ${url}`;
-  let pool = pools.get(key);
-  if (!pool) pools.set(key, (pool = new WorkerPool(url, build)));
+const HERE = import.meta.url;
+
+/** What workers load: the library's entry. In a bundle that is this very file; in sources, ../index. */
+function entryUrl(): string {
+  const source = /\/runtime\/pool\.(ts|js)$/.exec(HERE);
+  return source ? new URL(`../index.${source[1]}`, HERE).href : HERE;
+}
+
+let pool: WorkerPool | undefined;
+let workerUrl: string | undefined;
+
+/** The library's pool; its workers load the build this thread uses. */
+export function sharedPool(): WorkerPool {
+  const build = wasm().build;
+  pool ??= new WorkerPool(workerUrl ?? entryUrl(), build);
   return pool;
+}
+
+/**
+ * Where pool workers load the library from: by default the module this code was loaded from (dist/index.mjs or
+ * dist/index.cjs), which is right unless a bundler folded the library into an application's own bundle: then a
+ * worker would run the application. There, serve or ship the package's dist/index.mjs and name it here, before
+ * the first call with threads > 1 (workers already started are stopped; tasks still running on them fail).
+ */
+export function setPoolWorkerUrl(url: string | URL): void {
+  if (typeof url !== 'string' && !(url instanceof URL))
+    throw new TypeError(`url must be a string or a URL, got ${show(url)}`);
+  workerUrl = String(url);
+  const old = pool;
+  pool = undefined;
+  void old?.close();
+}
+
+/** The hardware's concurrency: os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers. */
+export function hardwareThreads(): number {
+  let n: number | undefined;
+  if (isNode()) {
+    const os = (
+      process as unknown as { getBuiltinModule?(id: string): { availableParallelism?(): number; cpus(): unknown[] } }
+    ).getBuiltinModule?.('node:os');
+    n = os?.availableParallelism?.() ?? os?.cpus().length;
+  } else {
+    n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  }
+  return Math.max(1, Math.min(MAX_THREADS, Number.isInteger(n) ? n! : 1));
+}
+
+/** A `threads` option: undefined, or an integer from 1 to MAX_THREADS. */
+export function checkThreads(threads: unknown): number | undefined {
+  if (threads === undefined) return undefined;
+  if (typeof threads !== 'number') throw new TypeError(`threads must be a number, got ${show(threads)}`);
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)
+    throw new RangeError(`threads must be an integer from 1 to ${MAX_THREADS}, got ${show(threads)}`);
+  return threads;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusters, dedup, findInTwoThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
+import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
 import { findWithPlan } from '../../src/dedup/join.js';
 import { canonicalTables, planJoin, planWithBlocks } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
@@ -166,7 +166,10 @@ describe('findNearDuplicates', () => {
     expect(() => findNearDuplicates(fps, { k: '3' as unknown as number })).toThrow(TypeError);
     expect(() => findNearDuplicates(fps, { k: 3, bits: 32 as 64 })).toThrow(/bits must be 64 or 128, got 32/);
     expect(() => findNearDuplicates(fps, { k: 3, bits: 128 })).toThrow(/two words each/);
-    expect(() => findNearDuplicates(fps, { k: 3, threads: 3 as 2 })).toThrow(RangeError);
+    expect(() => findNearDuplicates(fps, { k: 3, threads: 257 })).toThrow(
+      /threads must be an integer from 1 to 256, got 257/,
+    );
+    expect(() => findNearDuplicates(fps, { k: 3, threads: 0 })).toThrow(RangeError);
     expect(() => findNearDuplicates(fps, { k: 3, typo: 1 } as never)).toThrow(/unknown option "typo"/);
     expect(asStrings(findNearDuplicates(fps, { k: 2 }))).toEqual(['0,1,2', '0,2,1', '1,2,1']);
   });
@@ -184,7 +187,7 @@ describe('findNearDuplicates', () => {
       const fps = planted(4000, 4, bits, 77);
       const one = findNearDuplicates(fps, { k: 4, bits });
       // Small joins stay on one thread: the worker path is forced here with the planned tables.
-      const viaWorker = await findInTwoThreads(fps, planJoin(4000, 4, bits), 4000);
+      const viaWorker = await findInThreads(fps, planJoin(4000, 4, bits), 4000, 2);
       expect(asStrings(viaWorker)).toEqual(asStrings(one));
       expect(asStrings(await findNearDuplicates(fps, { k: 4, bits, threads: 2 }))).toEqual(asStrings(one));
     }

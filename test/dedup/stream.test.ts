@@ -10,8 +10,7 @@ import { type DedupStreamOptions, type Locators, type StreamDocument, dedupStrea
 import { MAX_DOCUMENT_BYTES, simhashStream, utf8Length } from '../../src/dedup/stream-hash.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
-import { workerPool } from '../../src/runtime/pool.js';
-import { TASKS_URL } from '../../src/dedup/stream-tasks.js';
+import { sharedPool } from '../../src/runtime/pool.js';
 import { rng } from '../reference.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -90,7 +89,7 @@ describe('dedupStream', () => {
       sameResult(got, want, `threads ${threads}`);
       expect(got.count).toBe(sample.length);
       // Two threads really ran in workers (one thread never starts one).
-      expect(workerPool(TASKS_URL, wasm().build).size).toBe(threads === 1 ? 0 : 2);
+      expect(sharedPool().size).toBe(threads === 1 ? 0 : 2);
       expect(asked.length).toBeGreaterThan(1); // verification really ran in several batches
     }
   });

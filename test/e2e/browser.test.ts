@@ -15,6 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hammingDistance, simhashMany, toHex, type SimHashOptions } from '../../src/index.js';
 import { clusters, findNearDuplicates } from '../../src/dedup/dedup.js';
+import { randomDocument, rng } from '../reference.js';
 import { ensureBuilt } from './build.js';
 import { browserGate, CHROMIUM, ONCE } from './gate.js';
 interface Server {
@@ -321,6 +322,93 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(summary.histogram.reduce((a, b) => a + b, 0)).toBe(summary.histogramPairs);
     expect(summary.histogramPairs).toBe(4000 * 20_000);
     expect(await page.textContent('#histogram-info')).toContain('randomly sampled pairs');
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('fingerprints, joins and queries on module Web Workers (threads: 2) from dist/ exactly as on one thread', async () => {
+    const page = await open();
+    const next = rng(2);
+    const texts = Array.from({ length: 4000 }, (_, i) =>
+      i % 7 === 3 ? `${randomDocument(next, 5)} copy` : randomDocument(next, 40),
+    );
+    const optionSets: SimHashOptions[] = [
+      {},
+      { bits: 128 },
+      { bits: 32, tokenizer: 'words' },
+      { tokenizer: 'segmenter' },
+      { preset: 'java' },
+      { preset: 'python-simhash' },
+    ];
+    const inPage = await page.evaluate(
+      async ([texts, optionSets]) => {
+        type Pairs = { a: Uint32Array; b: Uint32Array; distance: Uint8Array };
+        const lib = window.simhashDemo.lib as unknown as {
+          simhashMany(texts: string[], options?: object): BigUint64Array;
+          simhashManyAsync(texts: string[], options?: object): Promise<BigUint64Array>;
+          findNearDuplicates(fps: BigUint64Array, options: object): Pairs | Promise<Pairs>;
+          FingerprintIndex: new () => {
+            addMany(ids: Uint32Array, fps: BigUint64Array): void;
+            queryMany(fps: BigUint64Array, k: number): unknown;
+            queryManyAsync(fps: BigUint64Array, k: number, options: object): Promise<unknown>;
+            free(): void;
+          };
+        };
+        // Count the pool's workers: the library starts them with the global Worker constructor.
+        const started: string[] = [];
+        const Native = window.Worker;
+        window.Worker = class extends Native {
+          constructor(url: string | URL, options?: WorkerOptions) {
+            super(url, options);
+            started.push(`${options?.type} ${options?.name}`);
+          }
+        };
+        const words = (fps: BigUint64Array) => Array.from(fps, (x) => x.toString(16));
+        const fingerprints = [];
+        for (const options of optionSets) {
+          const two = await lib.simhashManyAsync(texts, { ...options, threads: 2 });
+          fingerprints.push({ two: words(two), one: words(lib.simhashMany(texts, options)) });
+        }
+        // A join above the cut-over (a million fingerprints) really runs in a worker.
+        const many = new BigUint64Array(1_000_000);
+        for (let at = 0; at < many.length; at += 8192) crypto.getRandomValues(many.subarray(at, at + 8192));
+        many.set(lib.simhashMany(texts));
+        const pairs = async (threads: number) => {
+          const p = await lib.findNearDuplicates(many, { k: 3, threads });
+          return Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
+        };
+        const [joinOne, joinTwo] = [await pairs(1), await pairs(2)];
+        const index = new lib.FingerprintIndex();
+        index.addMany(
+          Uint32Array.from(many.subarray(0, 200_000), (_, i) => i),
+          many.subarray(0, 200_000),
+        );
+        const queries = many.subarray(0, 20_000);
+        const queried = JSON.stringify(await index.queryManyAsync(queries, 3, { threads: 2 }));
+        const wanted = JSON.stringify(index.queryMany(queries, 3));
+        index.free();
+        window.Worker = Native;
+        return {
+          fingerprints,
+          joinSame: joinOne.join() === joinTwo.join(),
+          joinPairs: joinOne.length,
+          querySame: queried === wanted,
+          started,
+        };
+      },
+      [texts, optionSets] as const,
+    );
+    optionSets.forEach((options, o) => {
+      const { one, two } = inPage.fingerprints[o]!;
+      expect(two, JSON.stringify(options)).toEqual(one);
+      // And Node's fingerprints of the same texts.
+      expect(two, JSON.stringify(options)).toEqual(Array.from(simhashMany(texts, options), (x) => x.toString(16)));
+    });
+    expect(inPage.joinSame).toBe(true);
+    expect(inPage.joinPairs).toBeGreaterThan(100);
+    expect(inPage.querySame).toBe(true);
+    // One pool for everything: two module workers, started once.
+    expect(inPage.started).toEqual(['module simhash-wasm pool worker', 'module simhash-wasm pool worker']);
     await page.close();
     expect(errors).toEqual([]);
   });

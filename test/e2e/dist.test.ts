@@ -55,6 +55,12 @@ function consumerBody(): string {
     }),
     bytesEqualText: lib.simhash(new TextEncoder().encode(texts[0])) === lib.simhash(texts[0]),
   };
+  if (typeof lib.simhashManyAsync === 'function') {
+    // Two pool workers load this very entry (ESM or CJS) from the installed package.
+    out.threaded = await Promise.all(
+      options.map(async (o) => (await lib.simhashManyAsync(texts, { ...o, threads: 2 })).join() === lib.simhashMany(texts, o).join()),
+    );
+  }
   if (typeof lib.dedup === 'function') {
     const result = lib.dedup(texts, { k: ${DEDUP_K} });
     out.dedup = { clusterOf: Array.from(result.clusterOf), pairs: Array.from(result.pairs.a, (a, i) => [a, result.pairs.b[i]]) };
@@ -142,6 +148,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
           fingerprints: string[][];
           bytesEqualText: boolean;
           dedup?: { clusterOf: number[]; pairs: number[][] };
+          threaded?: boolean[];
         };
         expect(out.build).toBe(build);
         expect(out.fingerprints).toEqual(expectedFingerprints());
@@ -149,6 +156,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
         for (const name of ['init', 'simhash', 'simhashMany', 'hammingDistance', 'toHex', 'SPEC_ID'])
           expect(out.exports).toContain(name);
         expect(out.exports).toContain('dedup');
+        expect(out.threaded).toEqual(OPTIONS.map(() => true));
         const expected = dedup(TEXTS, { k: DEDUP_K });
         expect(out.dedup).toEqual({
           clusterOf: Array.from(expected.clusterOf),

@@ -2,23 +2,25 @@
 // worker results equal this thread's; a failing task rejects its own promise and leaves the pool usable.
 import { describe, expect, it } from 'vitest';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
-import { workerPool } from '../../src/runtime/pool.js';
-import { wasm } from '../../src/runtime/wasm.js';
-import { type HashResult, type HashTask, TASKS_URL, packTexts, transferOf } from '../../src/dedup/stream-tasks.js';
+import { FINGERPRINT_TASK, type FingerprintTask, createSimHasher } from '../../src/fingerprint/fingerprint.js';
+import type { SimHashOptions } from '../../src/fingerprint/options.js';
+import { setPoolWorkerUrl, sharedPool } from '../../src/runtime/pool.js';
+import { packTexts, transferOf } from '../../src/runtime/pool-texts.js';
+import type { HashResult } from '../../src/dedup/stream-tasks.js';
 
-function task(texts: Array<string | Uint8Array>): HashTask {
-  return { texts: packTexts(texts), options: {} };
+function task(texts: Array<string | Uint8Array>, options: SimHashOptions = {}): FingerprintTask {
+  return { texts: packTexts(texts), plan: createSimHasher(options).options };
 }
 
 describe('WorkerPool', () => {
   it('is created once per module and build, starts workers only as tasks need them, and hashes like this thread', async () => {
-    const pool = workerPool(TASKS_URL, wasm().build);
-    expect(workerPool(TASKS_URL, wasm().build)).toBe(pool);
+    const pool = sharedPool();
+    expect(sharedPool()).toBe(pool);
     await pool.close(); // a clean start, whatever earlier tests left
     expect(pool.size).toBe(0);
     const texts = ['one two three four', new TextEncoder().encode('five six seven eight'), ''];
     const t = task(texts);
-    const one = await pool.run<HashResult>('hash', t, 4, transferOf(t.texts));
+    const one = await pool.run<HashResult>(FINGERPRINT_TASK, t, 4, transferOf(t.texts));
     expect(pool.size).toBe(1); // one task: one worker, though four were allowed
     expect(Array.from(one.fingerprints)).toEqual(Array.from(simhashMany(texts)));
     // Four tasks at once with two threads: two workers, and every result in its place.
@@ -26,7 +28,7 @@ describe('WorkerPool', () => {
     const results = await Promise.all(
       batches.map((texts) => {
         const tb = task(texts);
-        return pool.run<HashResult>('hash', tb, 2, transferOf(tb.texts));
+        return pool.run<HashResult>(FINGERPRINT_TASK, tb, 2, transferOf(tb.texts));
       }),
     );
     expect(pool.size).toBe(2);
@@ -34,22 +36,40 @@ describe('WorkerPool', () => {
   });
 
   it('rejects a failing task with its message and keeps serving', async () => {
-    const pool = workerPool(TASKS_URL, wasm().build);
+    const pool = sharedPool();
     await expect(pool.run('no-such-task', {}, 1)).rejects.toThrow(/unknown task "no-such-task"/);
-    await expect(pool.run('hash', { texts: packTexts(['x']), options: { bits: 7 } }, 1)).rejects.toThrow(
-      /bits must be 32, 64 or 128, got 7/,
-    );
+    // An error only the worker meets (Intl.Segmenter rejects the locale when it segments) keeps its class.
+    const bad = task(['x'], { tokenizer: 'segmenter', locale: '!!' });
+    const failure = pool.run(FINGERPRINT_TASK, bad, 1);
+    await expect(failure).rejects.toThrow(RangeError);
+    await expect(failure).rejects.toThrow(/^Incorrect locale information provided$/);
     const t = task(['still works']);
-    const r = await pool.run<HashResult>('hash', t, 1);
+    const r = await pool.run<HashResult>(FINGERPRINT_TASK, t, 1);
     expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
   });
 
   it('close() fails queued tasks; the pool starts fresh workers afterwards', async () => {
-    const pool = workerPool(TASKS_URL, wasm().build);
-    const failed = expect(pool.run('hash', task(['a b c']), 1)).rejects.toThrow('worker pool closed');
+    const pool = sharedPool();
+    const failed = expect(pool.run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow('worker pool closed');
     await pool.close();
     await failed;
-    const r = await pool.run<HashResult>('hash', task(['a b c']), 1);
+    const r = await pool.run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
     expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+  });
+
+  it('setPoolWorkerUrl() names where workers load the library; a URL that does not load fails the tasks', async () => {
+    const entry = new URL('../../src/index.ts', import.meta.url);
+    setPoolWorkerUrl(new URL('../../src/no-such-module.ts', import.meta.url));
+    await expect(sharedPool().run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow(/Cannot find module/);
+    // A module that loads but is not the library: a clear error, not a task waiting forever.
+    const other = new URL('../../src/errors.ts', import.meta.url);
+    setPoolWorkerUrl(other);
+    await expect(sharedPool().run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow(
+      `${other.href} does not serve simhash-wasm pool tasks`,
+    );
+    setPoolWorkerUrl(entry);
+    const r = await sharedPool().run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
+    expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+    expect(() => setPoolWorkerUrl(42 as never)).toThrow(TypeError);
   });
 });
