@@ -75,9 +75,18 @@ export function checkedTextBytes(text: unknown, index: number, cap: number): num
  * Fingerprints of every text of `texts`, in batches in input order. Each text must be a string or UTF-8 bytes of
  * at most maxDocumentBytes. The fingerprints equal simhashMany's (one u64 per document, two for 128 bits).
  */
-export async function* simhashStream(
+export function simhashStream(
   texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   options: SimHashOptions & StreamOptions = {},
+): AsyncGenerator<SimHashStreamBatch, void, undefined> {
+  return hashBatches(texts, options, false);
+}
+
+/** simhashStream, with each batch's copy keys too when `copyKeys` (dedupStream's grouping). */
+export async function* hashBatches(
+  texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: SimHashOptions & StreamOptions,
+  copyKeys: boolean,
 ): AsyncGenerator<SimHashStreamBatch, void, undefined> {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -99,9 +108,9 @@ export async function* simhashStream(
     const first = index - batch.length;
     let result: Promise<HashResult>;
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
-    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
+    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys));
     else {
-      const task: HashTask = { texts: packTexts(batch), options: hashOptions };
+      const task: HashTask = { texts: packTexts(batch), options: hashOptions, copyKeys };
       result = pool.run<HashResult>('hash', task, o.threads, transferOf(task.texts));
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }

@@ -5,7 +5,8 @@ import type { SimHashOptions } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import type { NearDuplicatePairs } from './join.js';
-import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from './verify-pairs.js';
+import { contentHashes } from './exact-copies.js';
+import { dropFeaturelessPairs, textOf, verifyPairs, type VerifyOptions } from './verify-pairs.js';
 
 /** Texts packed for postMessage: strings stay strings (null marks a byte text), bytes lie in one buffer. */
 export interface PackedTexts {
@@ -57,16 +58,41 @@ export function transferOf(packed: PackedTexts): ArrayBuffer[] {
 export interface HashTask {
   texts: PackedTexts;
   options: SimHashOptions;
+  /** Also the keys dedupStream groups documents by (HashResult.copyKeys). */
+  copyKeys?: boolean;
 }
 
 export interface HashResult {
   fingerprints: BigUint64Array;
   featureCounts: Float64Array;
+  /**
+   * When asked for: four u64 per document, its content hash (exact-copies.ts), then for a featureless document the
+   * content hash of its trimmed text (0 otherwise).
+   */
+  copyKeys?: BigUint64Array;
 }
 
-export function hashTexts(texts: ReadonlyArray<string | Uint8Array>, options: SimHashOptions): HashResult {
+export function hashTexts(
+  texts: ReadonlyArray<string | Uint8Array>,
+  options: SimHashOptions,
+  copyKeys = false,
+): HashResult {
   const { fingerprints, featureCounts } = createSimHasher(options).hashManyDetailed(texts);
-  return { fingerprints, featureCounts };
+  if (!copyKeys) return { fingerprints, featureCounts };
+  const keys = new BigUint64Array(texts.length * 4);
+  const content = contentHashes(texts);
+  const featureless: number[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    keys[i * 4] = content[i * 2]!;
+    keys[i * 4 + 1] = content[i * 2 + 1]!;
+    if (featureCounts[i] === 0) featureless.push(i);
+  }
+  const trimmed = contentHashes(featureless.map((i) => textOf(texts[i]!).trim()));
+  featureless.forEach((i, q) => {
+    keys[i * 4 + 2] = trimmed[q * 2]!;
+    keys[i * 4 + 3] = trimmed[q * 2 + 1]!;
+  });
+  return { fingerprints, featureCounts, copyKeys: keys };
 }
 
 export interface CheckTask {
@@ -100,8 +126,10 @@ export const TASKS_URL = import.meta.url;
 
 offerTasks({
   hash: (task: HashTask) => {
-    const r = hashTexts(unpackTexts(task.texts), task.options);
-    return { result: r, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer] };
+    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys);
+    const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer];
+    if (r.copyKeys) transfer.push(r.copyKeys.buffer as ArrayBuffer);
+    return { result: r, transfer };
   },
   check: (task: CheckTask) => {
     const keep = checkPairs(unpackTexts(task.texts), task);

@@ -1,11 +1,37 @@
 // The dedup pipeline's second stage: SimHash pairs within a generous k are candidates, kept only when the two
 // texts' word-shingle Jaccard reaches a threshold (measured in README "Quality": precision 1.000 and recall
-// 0.93–0.98 at k = 12, 64 bits, threshold 0.6). Shingle sets are built lazily, only for documents in a candidate
-// pair. Documents without words (shingle set empty) pair only with documents whose trimmed text is identical, so
-// "©", "%s" and "???" do not all fall into one cluster.
+// 0.93–0.98 at k = 12, 64 bits, threshold 0.6). The shingle sets are built in WebAssembly by the fingerprint
+// kernel's own word tokenizer and XXH3 shingle hashes (assembly/verify-pairs.ts), only for documents in a
+// candidate pair, a window of documents per call. Documents without words (shingle set empty) pair only with
+// documents whose trimmed text is identical, so "©", "%s" and "???" do not all fall into one cluster.
 import type { NearDuplicatePairs } from './join.js';
 import { show } from '../errors.js';
-import { shingleHashes } from './shingle-jaccard.js';
+import { Region, type Heap } from '../runtime/heap.js';
+import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { wasm, type Runtime } from '../runtime/wasm.js';
+
+interface VerifyKernels {
+  verifyWindow(
+    text: number,
+    offsets: number,
+    count: number,
+    width: number,
+    scratch: number,
+    sets: number,
+    starts: number,
+    a: number,
+    b: number,
+    nPairs: number,
+    threshold: number,
+    flags: number,
+  ): void;
+}
+
+/** verifyWindow's flag for a pair of two documents without words. */
+const BOTH_EMPTY = 2;
+
+/** Text bytes (about: string lengths) of the documents sent to WebAssembly per call. */
+export const VERIFY_WINDOW_BYTES = 8 << 20;
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
@@ -32,6 +58,10 @@ export function checkVerifyOptions(v: unknown): Required<VerifyOptions> {
 
 const decoder = new TextDecoder();
 
+export function textOf(t: string | Uint8Array): string {
+  return typeof t === 'string' ? t : decoder.decode(t);
+}
+
 /** The candidate pairs whose texts' shingle Jaccard is ≥ threshold (or that are identical wordless texts). */
 export function verifyPairs(
   texts: readonly (string | Uint8Array)[],
@@ -40,39 +70,181 @@ export function verifyPairs(
 ): NearDuplicatePairs {
   const options = checkVerifyOptions(verifyOptions);
   checkPairs(texts, candidates);
-  const sets = new Map<number, Float64Array>();
-  const text = (i: number): string => {
-    const t = texts[i]!;
-    return typeof t === 'string' ? t : decoder.decode(t);
+  return keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, options));
+}
+
+/** Per-heap memory of the verifier: shingle sets of one window (grows to the largest window, then reused). */
+const setsByHeap = new WeakMap<Heap, Region>();
+function setsRegion(heap: Heap): Region {
+  let r = setsByHeap.get(heap);
+  if (!r) setsByHeap.set(heap, (r = new Region(heap)));
+  return r;
+}
+
+/**
+ * For each pair (a[p], b[p]) of documents of `texts`, 1 when its shingle Jaccard is ≥ threshold (or both texts
+ * are wordless and identical once trimmed), else 0. Pairs are taken in order; their documents go to WebAssembly
+ * a window of about `windowBytes` at a time, one call per window, so memory stays bounded whatever the corpus.
+ */
+export function jaccardFlags(
+  texts: readonly (string | Uint8Array)[],
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Required<VerifyOptions>,
+  windowBytes = VERIFY_WINDOW_BYTES,
+): Uint8Array {
+  const flags = new Uint8Array(a.length);
+  const local = new Map<number, number>();
+  const members: number[] = [];
+  const pending: number[] = [];
+  let bytes = 0;
+  const rt = wasm();
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    runWindow(rt, texts, members, local, pending, a, b, options, flags);
+    local.clear();
+    members.length = 0;
+    pending.length = 0;
+    bytes = 0;
   };
-  const setOf = (i: number): Float64Array => {
-    let s = sets.get(i);
-    if (!s) sets.set(i, (s = shingleHashes(text(i), options.width)));
-    return s;
+  const add = (d: number): void => {
+    if (local.has(d)) return;
+    local.set(d, members.length);
+    members.push(d);
+    bytes += texts[d]!.length;
   };
-  const keep = new Uint8Array(candidates.a.length);
-  let kept = 0;
-  for (let p = 0; p < candidates.a.length; p++) {
-    const i = candidates.a[p]!;
-    const j = candidates.b[p]!;
-    // Exact copies (common in real corpora) need no shingles: Jaccard 1, or both wordless and identical.
-    if (candidates.distance[p] === 0 && texts[i] === texts[j]) {
-      keep[p] = 1;
-      kept++;
+  for (let p = 0; p < a.length; p++) {
+    const i = a[p]!;
+    const j = b[p]!;
+    // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
+    if (texts[i] === texts[j]) {
+      flags[p] = 1;
       continue;
     }
-    const si = setOf(i);
-    const sj = setOf(j);
-    const ok =
-      si.length === 0 || sj.length === 0
-        ? si.length === 0 && sj.length === 0 && text(i).trim() === text(j).trim()
-        : jaccardAtLeast(si, sj, options.threshold);
-    if (ok) {
-      keep[p] = 1;
-      kept++;
-    }
+    const more = (local.has(i) ? 0 : texts[i]!.length) + (local.has(j) ? 0 : texts[j]!.length);
+    if (pending.length > 0 && bytes + more > windowBytes) flush();
+    add(i);
+    add(j);
+    pending.push(p);
   }
-  return select(candidates, keep, kept);
+  flush();
+  return flags;
+}
+
+function runWindow(
+  rt: Runtime,
+  texts: readonly (string | Uint8Array)[],
+  members: readonly number[],
+  local: ReadonlyMap<number, number>,
+  pending: readonly number[],
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Required<VerifyOptions>,
+  flags: Uint8Array,
+): void {
+  const { heap } = rt;
+  const r = regions(rt);
+  const count = members.length;
+  const n = pending.length;
+  const {
+    ptr: text,
+    offsets,
+    longest,
+  } = encodeTexts(
+    heap,
+    r.text,
+    members.map((d) => texts[d]!),
+  );
+  const scratch = r.scratch.reserve(2 * longest + 64);
+  // A document has at most one shingle per byte (a word takes at least one byte), or one when it is shorter.
+  const sets = setsRegion(heap).reserve((offsets[count]! + count) * 8 + 16);
+  const offsetBytes = align16((count + 1) * 4);
+  const pairBytes = align16(n * 4);
+  const work = r.work.reserve(2 * offsetBytes + 2 * pairBytes + align16(n));
+  const starts = work + offsetBytes;
+  const pa = starts + offsetBytes;
+  const pb = pa + pairBytes;
+  const out = pb + pairBytes;
+  const u32 = heap.u32;
+  u32.set(offsets, work >>> 2);
+  for (let q = 0; q < n; q++) {
+    const p = pending[q]!;
+    u32[(pa >>> 2) + q] = local.get(a[p]!)!;
+    u32[(pb >>> 2) + q] = local.get(b[p]!)!;
+  }
+  (rt.kernels as unknown as VerifyKernels).verifyWindow(
+    text,
+    work,
+    count,
+    options.width,
+    scratch,
+    sets,
+    starts,
+    pa,
+    pb,
+    n,
+    options.threshold,
+    out,
+  );
+  const result = heap.u8;
+  for (let q = 0; q < n; q++) {
+    const p = pending[q]!;
+    const flag = result[out + q]!;
+    flags[p] = flag === BOTH_EMPTY ? (textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0) : flag;
+  }
+}
+
+/**
+ * The sorted distinct shingle hashes of each text (the verifier's per-document sets), built in windows of about
+ * `windowBytes`: the exact verifier's data, for createVerifier and the evaluation.
+ */
+export function shingleSets(
+  texts: readonly (string | Uint8Array)[],
+  width: number,
+  windowBytes = VERIFY_WINDOW_BYTES,
+): BigUint64Array[] {
+  const rt = wasm();
+  const out: BigUint64Array[] = [];
+  let first = 0;
+  while (first < texts.length) {
+    let last = first;
+    let bytes = 0;
+    do bytes += texts[last++]!.length;
+    while (last < texts.length && bytes + texts[last]!.length <= windowBytes);
+    const { heap } = rt;
+    const r = regions(rt);
+    const count = last - first;
+    const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, texts.slice(first, last));
+    const scratch = r.scratch.reserve(2 * longest + 64);
+    const sets = setsRegion(heap).reserve((offsets[count]! + count) * 8 + 16);
+    const offsetBytes = align16((count + 1) * 4);
+    const work = r.work.reserve(2 * offsetBytes);
+    const starts = work + offsetBytes;
+    heap.u32.set(offsets, work >>> 2);
+    (rt.kernels as unknown as VerifyKernels).verifyWindow(
+      text,
+      work,
+      count,
+      width,
+      scratch,
+      sets,
+      starts,
+      0,
+      0,
+      0,
+      1,
+      0,
+    );
+    const u32 = heap.u32;
+    const u64 = heap.u64;
+    for (let d = 0; d < count; d++) {
+      const s = u32[(starts >>> 2) + d]!;
+      const e = u32[(starts >>> 2) + d + 1]!;
+      out.push(u64.slice((sets >>> 3) + s, (sets >>> 3) + e));
+    }
+    first = last;
+  }
+  return out;
 }
 
 /**
@@ -91,7 +263,6 @@ export function dropFeaturelessPairs(
     );
   }
   const keep = new Uint8Array(candidates.a.length);
-  let kept = 0;
   for (let p = 0; p < candidates.a.length; p++) {
     const i = candidates.a[p]!;
     const j = candidates.b[p]!;
@@ -101,43 +272,11 @@ export function dropFeaturelessPairs(
     if (ci === 0 && cj === 0) {
       const ti = texts[i]!;
       const tj = texts[j]!;
-      ok =
-        (typeof ti === 'string' ? ti : decoder.decode(ti)).trim() ===
-        (typeof tj === 'string' ? tj : decoder.decode(tj)).trim();
+      ok = textOf(ti).trim() === textOf(tj).trim();
     }
-    if (ok) {
-      keep[p] = 1;
-      kept++;
-    }
+    if (ok) keep[p] = 1;
   }
-  return select(candidates, keep, kept);
-}
-
-/**
- * Whether the Jaccard similarity of two sorted sets is ≥ t (the same answer as computing it in full): J ≥ t needs
- * common ≥ t·(|A| + |B|) / (1 + t), so the merge gives up once the elements left cannot reach that (the size filter
- * is the case of an empty merge), and accepts as soon as the common count found so far already gives J ≥ t
- * (J = c / (|A| + |B| − c) only grows with c).
- */
-export function jaccardAtLeast(a: Float64Array, b: Float64Array, t: number): boolean {
-  const total = a.length + b.length;
-  const needed = Math.ceil((t * total) / (1 + t) - 1e-9); // never above the exact bound
-  let i = 0;
-  let j = 0;
-  let common = 0;
-  while (i < a.length && j < b.length) {
-    if (common + Math.min(a.length - i, b.length - j) < needed) return false;
-    const x = a[i]!;
-    const y = b[j]!;
-    if (x === y) {
-      common++;
-      i++;
-      j++;
-      if (common >= needed && common / (total - common) >= t) return true;
-    } else if (x < y) i++;
-    else j++;
-  }
-  return common / (total - common) >= t;
+  return keepFlagged(candidates, keep);
 }
 
 function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicatePairs): void {
@@ -169,18 +308,20 @@ function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicat
   }
 }
 
-function select(pairs: NearDuplicatePairs, keep: Uint8Array, kept: number): NearDuplicatePairs {
+/** The pairs whose flag is set, in order (the pairs themselves when every flag is). */
+export function keepFlagged(pairs: NearDuplicatePairs, flags: Uint8Array): NearDuplicatePairs {
+  let kept = 0;
+  for (let p = 0; p < flags.length; p++) kept += flags[p]!;
   if (kept === pairs.a.length) return pairs;
   const a = new Uint32Array(kept);
   const b = new Uint32Array(kept);
   const distance = new Uint8Array(kept);
   let q = 0;
-  for (let p = 0; p < keep.length; p++) {
-    if (!keep[p]) continue;
+  for (let p = 0; p < flags.length; p++) {
+    if (!flags[p]) continue;
     a[q] = pairs.a[p]!;
     b[q] = pairs.b[p]!;
-    distance[q] = pairs.distance[p]!;
-    q++;
+    distance[q++] = pairs.distance[p]!;
   }
   return { a, b, distance };
 }
