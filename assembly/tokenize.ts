@@ -40,6 +40,8 @@ let tokenStart: usize = 0;
 // instead of going to the reducer, so verification sees exactly the fingerprint's shingle values.
 let sink: usize = 0;
 let collected: i32 = 0;
+// And when set too, the words themselves (case-folded UTF-8), each followed by a space (src/dedup/shingle-jaccard.ts).
+let wordSink: usize = 0;
 
 const WORD_HASHES = memory.data(HISTORY * 8, 16);
 const TOKEN_STARTS = memory.data(BATCH * 4, 16);
@@ -66,6 +68,13 @@ export function setupTokenizers(): void {
 export function collectShingles(out: usize): void {
   sink = out;
   collected = 0;
+}
+
+/** With collectShingles: the next words go to `out`, each followed by a space; returns where the last one ended. */
+export function collectWords(out: usize): usize {
+  let end = wordSink;
+  wordSink = out;
+  return end;
 }
 
 /** Shingle hashes stored since collectShingles. */
@@ -142,6 +151,14 @@ function flushTokens(): void {
   let first = h - len + 8;
   let i = max(0, width - 1 - words);
   if (sink != 0) {
+    if (wordSink != 0) {
+      for (let j = 0; j < n; j++) {
+        let len = <usize>load<u32>(TOKEN_LENGTHS + (<usize>j << 2));
+        memory.copy(wordSink, <usize>load<u32>(TOKEN_STARTS + (<usize>j << 2)), len);
+        store<u8>(wordSink + len, 32);
+        wordSink += len + 1;
+      }
+    }
     // Verification: the same values as below, stored (one test per batch of words, none per shingle).
     let out = sink + (<usize>collected << 3);
     let fast = len > 16 && len <= 64;

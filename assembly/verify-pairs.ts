@@ -2,7 +2,7 @@
 // fingerprint kernel's own tokenizer and XXH3 shingle values (tokenize.ts in collect mode), and the Jaccard test
 // of each pair by a merge over two sets. One call per window of documents (src/dedup/verify-pairs.ts).
 import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
-import { beginTokens, collectShingles, collectedShingles, endTokens, wordTokens } from './tokenize';
+import { beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens } from './tokenize';
 
 /** Pair flag: both shingle sets are empty (wordless texts); the caller compares the trimmed texts. */
 // @ts-ignore: decorator
@@ -45,6 +45,29 @@ export function verifyWindow(
     if (ni == 0 || nj == 0) flag = ni == 0 && nj == 0 ? BOTH_EMPTY : 0;
     else flag = jaccardAtLeast(sets + (<usize>si << 3), ni, sets + (<usize>sj << 3), nj, threshold) ? 1 : 0;
     store<u8>(flags + <usize>q, flag);
+  }
+}
+
+/**
+ * The words of each of `count` documents (as in verifyWindow), case-folded UTF-8 each followed by a space, back to
+ * back at `out` (3 * offsets[count] bytes suffice: folding at most doubles a word, plus one space per word);
+ * document d's end goes to ends[d] (u32, from `out`). `shingles` holds (longest document + 1) u64 of scratch.
+ */
+export function documentWords(
+  text: usize, offsets: usize, count: i32, scratch: usize, shingles: usize, out: usize, ends: usize
+): void {
+  let at = out;
+  for (let d = 0; d < count; d++) {
+    let p = text + <usize>load<u32>(offsets + (<usize>d << 2));
+    let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
+    collectShingles(shingles);
+    collectWords(at);
+    beginTokens(64, MODE_SHINGLES, 1);
+    wordTokens(p, end, scratch);
+    endTokens();
+    at = collectWords(0);
+    collectShingles(0);
+    store<u32>(ends + (<usize>d << 2), <u32>(at - out));
   }
 }
 

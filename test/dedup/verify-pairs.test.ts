@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
 import { jaccardFlags, shingleSets } from '../../src/dedup/verify-pairs.js';
-import { loadReference, rng } from '../reference.js';
+import { loadReference, randomDocument, rng, wordList } from '../reference.js';
+import { wordsOf } from '../../src/dedup/shingle-jaccard.js';
 import { families, refCounts, refKeep, refSet } from './jaccard-reference.js';
 
 beforeAll(loadReference);
@@ -19,6 +20,15 @@ function allPairs(n: number): { a: Uint32Array; b: Uint32Array } {
 }
 
 describe('verification in WebAssembly against the plain reference', () => {
+  it("the kernel's words (shingle-jaccard.ts wordsOf) are the reference's words", () => {
+    const next = rng(51);
+    const texts = Array.from({ length: 400 }, () => randomDocument(next, 20));
+    const got = wordsOf(texts);
+    texts.forEach((t, i) => {
+      expect(got[i], JSON.stringify(t)).toEqual(wordList(t, true).map((w) => w.join('')));
+    });
+  });
+
   it('shingle sets are the reference shingle hashes, sorted and distinct, for widths 1-5 and 64', () => {
     const texts = families(11, 120, 14);
     texts.push('', '©', '%s ???', 'one', 'one two', '中文');
