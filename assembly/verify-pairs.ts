@@ -1,6 +1,7 @@
 // Verification of candidate pairs: each document's sorted distinct set of word-shingle hashes, built by the
 // fingerprint kernel's own tokenizer and XXH3 shingle values (tokenize.ts in collect mode), and the Jaccard test
-// of each pair by a merge over two sets. One call per window of documents (src/dedup/verify-pairs.ts).
+// of each pair by a merge over two sets. A window of documents per call (src/dedup/verify-pairs.ts): its sets
+// are built (again from where the set memory ran out, once it has grown), then all its pairs are tested.
 import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
 import { beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens } from './tokenize';
 
@@ -9,31 +10,41 @@ import { beginTokens, collectShingles, collectWords, collectedShingles, endToken
 @inline const BOTH_EMPTY: u8 = 2;
 
 /**
- * Builds the shingle sets of `count` documents (UTF-8 at `text`, document d spanning offsets[d]..offsets[d+1],
- * u32) and tests `nPairs` pairs (document indices a[p], b[p], u32) for Jaccard >= threshold; flags[p] (u8) is 1
- * (kept), 0, or BOTH_EMPTY. `sets` holds offsets[count] + count u64 (a document has at most one shingle per byte,
- * or one); `starts` count + 1 u32 (written: document d's set is sets[starts[d]..starts[d+1])); `scratch`
- * 2 * (longest document) + 16 bytes.
+ * Builds the shingle sets of documents from..count-1 (UTF-8 at `text`, document d spanning offsets[d]..offsets[d+1],
+ * u32) at `sets` (capacity `capacity` u64), document d's at sets[starts[d]..starts[d+1]) (u32, written here; starts[0]
+ * is 0 and starts[from] must be set). A document takes at most one shingle per byte, or one when it is shorter, so
+ * a document is started only when that much room is left. Returns the first document not built (count when all
+ * were): the caller grows `sets` and calls again from there. `scratch` holds 2 * (longest document) + 16 bytes.
  */
-export function verifyWindow(
-  text: usize, offsets: usize, count: i32, width: i32, scratch: usize, sets: usize, starts: usize,
-  a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize
-): void {
-  let at: u32 = 0;
-  store<u32>(starts, 0);
-  for (let d = 0; d < count; d++) {
-    let p = text + <usize>load<u32>(offsets + (<usize>d << 2));
-    let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
+export function buildShingleSets(
+  text: usize, offsets: usize, from: i32, count: i32, width: i32, scratch: usize, sets: usize, capacity: u32,
+  starts: usize
+): i32 {
+  let at = load<u32>(starts + (<usize>from << 2));
+  for (let d = from; d < count; d++) {
+    let a = load<u32>(offsets + (<usize>d << 2));
+    let b = load<u32>(offsets + (<usize>d << 2), 4);
+    if (<u64>at + <u64>(b - a) + 1 > <u64>capacity) return d;
     let out = sets + (<usize>at << 3);
     collectShingles(out);
     beginTokens(64, MODE_SHINGLES, width);
-    wordTokens(p, end, scratch);
+    wordTokens(text + <usize>a, text + <usize>b, scratch);
     endTokens();
     let n = collectedShingles();
     collectShingles(0);
     at += <u32>distinctSorted(out, n);
     store<u32>(starts + (<usize>(d + 1) << 2), at);
   }
+  return count;
+}
+
+/**
+ * Tests `nPairs` pairs of built sets (document indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is
+ * 1 (kept), 0, or BOTH_EMPTY.
+ */
+export function testShingleSets(
+  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize
+): void {
   for (let q = 0; q < nPairs; q++) {
     let i = <usize>load<u32>(a + (<usize>q << 2));
     let j = <usize>load<u32>(b + (<usize>q << 2));
@@ -83,15 +94,17 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
   let i = 0, j = 0, common = 0;
   while (i < nx && j < ny) {
     if (common + min(nx - i, ny - j) < needed) return false;
-    let u = load<u64>(x + (<usize>i << 3));
-    let v = load<u64>(y + (<usize>j << 3));
-    if (u == v) {
-      common++;
-      i++;
-      j++;
-      if (common >= needed && <f64>common / <f64>(total - common) >= t) return true;
-    } else if (u < v) i++;
-    else j++;
+    if (common >= needed && <f64>common / <f64>(total - common) >= t) return true;
+    // A block of branchless merge steps (a step advances i, j or both, so neither runs out within the block):
+    // equal and unequal hashes alternate unpredictably, and a branch per step cost more than the steps.
+    let steps = min(32, min(nx - i, ny - j));
+    for (let s = 0; s < steps; s++) {
+      let u = load<u64>(x + (<usize>i << 3));
+      let v = load<u64>(y + (<usize>j << 3));
+      common += <i32>(u == v);
+      i += <i32>(u <= v);
+      j += <i32>(v <= u);
+    }
   }
   return <f64>common / <f64>(total - common) >= t;
 }

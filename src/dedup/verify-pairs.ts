@@ -11,12 +11,18 @@ import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 
 interface VerifyKernels {
-  verifyWindow(
+  buildShingleSets(
     text: number,
     offsets: number,
+    from: number,
     count: number,
     width: number,
     scratch: number,
+    sets: number,
+    capacity: number,
+    starts: number,
+  ): number;
+  testShingleSets(
     sets: number,
     starts: number,
     a: number,
@@ -27,11 +33,16 @@ interface VerifyKernels {
   ): void;
 }
 
-/** verifyWindow's flag for a pair of two documents without words. */
+/** testShingleSets' flag for a pair of two documents without words. */
 const BOTH_EMPTY = 2;
 
-/** Text bytes (about: string lengths) of the documents sent to WebAssembly per call. */
-export const VERIFY_WINDOW_BYTES = 8 << 20;
+/**
+ * Text bytes (about: string lengths) of the documents sent to WebAssembly per window. A pair is tested only when
+ * both its documents are in one window, so a document in pairs of several windows is read once per window: a
+ * corpus's candidates up to this size take one window (measured: 8 MiB windows re-read the bench's 25 MB corpus
+ * about 10 times over). Sets take about 1.3 bytes per byte of English text.
+ */
+export const VERIFY_WINDOW_BYTES = 64 << 20;
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
@@ -73,11 +84,15 @@ export function verifyPairs(
   return keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, options));
 }
 
-/** Per-heap memory of the verifier: shingle sets of one window (grows to the largest window, then reused). */
-const setsByHeap = new WeakMap<Heap, Region>();
-function setsRegion(heap: Heap): Region {
-  let r = setsByHeap.get(heap);
-  if (!r) setsByHeap.set(heap, (r = new Region(heap)));
+/** Per-heap memory of the verifier: one window's shingle sets, and its pairs with their flags (reused). */
+interface VerifyRegions {
+  sets: Region;
+  pairs: Region;
+}
+const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
+function verifyRegions(heap: Heap): VerifyRegions {
+  let r = regionsByHeap.get(heap);
+  if (!r) regionsByHeap.set(heap, (r = { sets: new Region(heap), pairs: new Region(heap) }));
   return r;
 }
 
@@ -94,7 +109,8 @@ export function jaccardFlags(
   windowBytes = VERIFY_WINDOW_BYTES,
 ): Uint8Array {
   const flags = new Uint8Array(a.length);
-  const local = new Map<number, number>();
+  // Each document's index in the window, or -1 (reset after each window: O(window), not O(corpus)).
+  const local = new Int32Array(texts.length).fill(-1);
   const members: number[] = [];
   const pending: number[] = [];
   let bytes = 0;
@@ -102,14 +118,14 @@ export function jaccardFlags(
   const flush = (): void => {
     if (pending.length === 0) return;
     runWindow(rt, texts, members, local, pending, a, b, options, flags);
-    local.clear();
+    for (const d of members) local[d] = -1;
     members.length = 0;
     pending.length = 0;
     bytes = 0;
   };
   const add = (d: number): void => {
-    if (local.has(d)) return;
-    local.set(d, members.length);
+    if (local[d] !== -1) return;
+    local[d] = members.length;
     members.push(d);
     bytes += texts[d]!.length;
   };
@@ -121,7 +137,7 @@ export function jaccardFlags(
       flags[p] = 1;
       continue;
     }
-    const more = (local.has(i) ? 0 : texts[i]!.length) + (local.has(j) ? 0 : texts[j]!.length);
+    const more = (local[i] !== -1 ? 0 : texts[i]!.length) + (local[j] !== -1 ? 0 : texts[j]!.length);
     if (pending.length > 0 && bytes + more > windowBytes) flush();
     add(i);
     add(j);
@@ -131,11 +147,47 @@ export function jaccardFlags(
   return flags;
 }
 
+/** Where one window's sets lie: document d's at u64 index starts[d]..starts[d+1] from `sets` (byte pointers). */
+interface BuiltSets {
+  sets: number;
+  starts: number;
+}
+
+/**
+ * Builds the shingle sets of `docs` in WebAssembly memory. The set memory starts at about twice the text and
+ * grows (keeping what is built) when a document might not fit, so it never holds the worst case of one shingle
+ * per byte for every document at once.
+ */
+function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
+  const { heap } = rt;
+  const r = regions(rt);
+  const kernels = rt.kernels as unknown as VerifyKernels;
+  const count = docs.length;
+  const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs);
+  const scratch = r.scratch.reserve(2 * longest + 64);
+  const offsetBytes = align16((count + 1) * 4);
+  const work = r.work.reserve(2 * offsetBytes);
+  const starts = work + offsetBytes;
+  heap.u32.set(offsets, work >>> 2);
+  heap.u32[starts >>> 2] = 0;
+  const region = verifyRegions(heap).sets;
+  let capacity = Math.ceil(offsets[count]! / 4) + longest + count + 2;
+  let sets = region.reserve(capacity * 8);
+  let done = 0;
+  for (;;) {
+    done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts);
+    if (done === count) return { sets, starts };
+    const used = heap.u32[(starts >>> 2) + done]!;
+    capacity = Math.max(2 * capacity, used + longest + 2);
+    sets = region.reserve(capacity * 8, used * 8);
+  }
+}
+
 function runWindow(
   rt: Runtime,
   texts: readonly (string | Uint8Array)[],
   members: readonly number[],
-  local: ReadonlyMap<number, number>,
+  local: Int32Array,
   pending: readonly number[],
   a: Uint32Array,
   b: Uint32Array,
@@ -143,49 +195,23 @@ function runWindow(
   flags: Uint8Array,
 ): void {
   const { heap } = rt;
-  const r = regions(rt);
-  const count = members.length;
-  const n = pending.length;
-  const {
-    ptr: text,
-    offsets,
-    longest,
-  } = encodeTexts(
-    heap,
-    r.text,
+  const { sets, starts } = buildSets(
+    rt,
     members.map((d) => texts[d]!),
+    options.width,
   );
-  const scratch = r.scratch.reserve(2 * longest + 64);
-  // A document has at most one shingle per byte (a word takes at least one byte), or one when it is shorter.
-  const sets = setsRegion(heap).reserve((offsets[count]! + count) * 8 + 16);
-  const offsetBytes = align16((count + 1) * 4);
+  const n = pending.length;
   const pairBytes = align16(n * 4);
-  const work = r.work.reserve(2 * offsetBytes + 2 * pairBytes + align16(n));
-  const starts = work + offsetBytes;
-  const pa = starts + offsetBytes;
-  const pb = pa + pairBytes;
-  const out = pb + pairBytes;
+  const qa = verifyRegions(heap).pairs.reserve(2 * pairBytes + align16(n));
+  const qb = qa + pairBytes;
+  const out = qb + pairBytes;
   const u32 = heap.u32;
-  u32.set(offsets, work >>> 2);
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
-    u32[(pa >>> 2) + q] = local.get(a[p]!)!;
-    u32[(pb >>> 2) + q] = local.get(b[p]!)!;
+    u32[(qa >>> 2) + q] = local[a[p]!]!;
+    u32[(qb >>> 2) + q] = local[b[p]!]!;
   }
-  (rt.kernels as unknown as VerifyKernels).verifyWindow(
-    text,
-    work,
-    count,
-    options.width,
-    scratch,
-    sets,
-    starts,
-    pa,
-    pb,
-    n,
-    options.threshold,
-    out,
-  );
+  (rt.kernels as unknown as VerifyKernels).testShingleSets(sets, starts, qa, qb, n, options.threshold, out);
   const result = heap.u8;
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
@@ -211,33 +237,10 @@ export function shingleSets(
     let bytes = 0;
     do bytes += texts[last++]!.length;
     while (last < texts.length && bytes + texts[last]!.length <= windowBytes);
-    const { heap } = rt;
-    const r = regions(rt);
-    const count = last - first;
-    const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, texts.slice(first, last));
-    const scratch = r.scratch.reserve(2 * longest + 64);
-    const sets = setsRegion(heap).reserve((offsets[count]! + count) * 8 + 16);
-    const offsetBytes = align16((count + 1) * 4);
-    const work = r.work.reserve(2 * offsetBytes);
-    const starts = work + offsetBytes;
-    heap.u32.set(offsets, work >>> 2);
-    (rt.kernels as unknown as VerifyKernels).verifyWindow(
-      text,
-      work,
-      count,
-      width,
-      scratch,
-      sets,
-      starts,
-      0,
-      0,
-      0,
-      1,
-      0,
-    );
-    const u32 = heap.u32;
-    const u64 = heap.u64;
-    for (let d = 0; d < count; d++) {
+    const { sets, starts } = buildSets(rt, texts.slice(first, last), width);
+    const u32 = rt.heap.u32;
+    const u64 = rt.heap.u64;
+    for (let d = 0; d < last - first; d++) {
       const s = u32[(starts >>> 2) + d]!;
       const e = u32[(starts >>> 2) + d + 1]!;
       out.push(u64.slice((sets >>> 3) + s, (sets >>> 3) + e));

@@ -41,6 +41,22 @@ describe('verification in WebAssembly against the plain reference', () => {
     }
   });
 
+  it('dense texts (a distinct shingle per 3 bytes) outgrow the first set memory: sets are still exact', () => {
+    const next = rng(61);
+    // Han characters are words of their own: 1000 words in 3000 bytes, nearly all shingles distinct.
+    const texts = Array.from({ length: 40 }, () =>
+      String.fromCodePoint(...Array.from({ length: 1000 }, () => 0x4e00 + Math.floor(next() * 20000))),
+    );
+    for (const width of [1, 3]) {
+      const sets = shingleSets(texts, width);
+      texts.forEach((t, i) => {
+        const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+        expect([...sets[i]!], `width ${width}`).toEqual(expected);
+      });
+    }
+    expect(shingleSets(texts, 3).reduce((n, s) => n + s.length, 0)).toBeGreaterThan(35000); // past the first 33,042
+  });
+
   it('flags equal the reference rule on seeded multilingual pairs, widths 1-5, several thresholds', () => {
     for (const [seed, width] of [
       [1, 1],
