@@ -37,12 +37,13 @@ interface VerifyKernels {
 const BOTH_EMPTY = 2;
 
 /**
- * Text bytes (about: string lengths) of the documents sent to WebAssembly per window. A pair is tested only when
- * both its documents are in one window, so a document in pairs of several windows is read once per window: a
- * corpus's candidates up to this size take one window (measured: 8 MiB windows re-read the bench's 25 MB corpus
- * about 10 times over). Sets take about 1.3 bytes per byte of English text.
+ * Text size (string lengths or bytes) of the documents sent to WebAssembly per window. A pair is tested only when
+ * both its documents are in one window, so a document in pairs of several windows is tokenized once per window:
+ * the candidates of a corpus up to this size take one window (measured: 8 MiB windows tokenized the bench's 25 MB
+ * corpus about 10 times over). Memory: the UTF-8 (1 to 3 bytes per string unit) plus the sets, about 1.3 bytes
+ * per byte of English text.
  */
-export const VERIFY_WINDOW_BYTES = 64 << 20;
+export const VERIFY_WINDOW_BYTES = 32 << 20;
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
