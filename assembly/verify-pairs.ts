@@ -38,16 +38,31 @@ export function buildShingleSets(
   return count;
 }
 
+/** Pair flag: not tested, its documents were connected by the pairs kept before it (testShingleSets' forest). */
+// @ts-ignore: decorator
+@inline const CONNECTED: u8 = 3;
+
 /**
  * Tests `nPairs` pairs of built sets (document indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is
- * 1 (kept), 0, or BOTH_EMPTY.
+ * 1 (kept), 0, or BOTH_EMPTY. With `forest` (a union-find parent per document, u32; 0 for none), a pair whose
+ * documents are already connected by the pairs kept before it is not tested (CONNECTED), and a kept pair joins
+ * its documents: the kept pairs are then a spanning forest of the clusters, in pair order.
  */
 export function testShingleSets(
-  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize
+  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize, forest: usize
 ): void {
   for (let q = 0; q < nPairs; q++) {
     let i = <usize>load<u32>(a + (<usize>q << 2));
     let j = <usize>load<u32>(b + (<usize>q << 2));
+    let ri: usize = 0, rj: usize = 0;
+    if (forest != 0) {
+      ri = root(forest, i);
+      rj = root(forest, j);
+      if (ri == rj) {
+        store<u8>(flags + <usize>q, CONNECTED);
+        continue;
+      }
+    }
     let si = load<u32>(starts + (i << 2));
     let ni = <i32>(load<u32>(starts + (i << 2), 4) - si);
     let sj = load<u32>(starts + (j << 2));
@@ -55,8 +70,22 @@ export function testShingleSets(
     let flag: u8;
     if (ni == 0 || nj == 0) flag = ni == 0 && nj == 0 ? BOTH_EMPTY : 0;
     else flag = jaccardAtLeast(sets + (<usize>si << 3), ni, sets + (<usize>sj << 3), nj, threshold) ? 1 : 0;
+    // BOTH_EMPTY is decided by the caller (trimmed texts): it joins nothing here.
+    if (flag == 1 && forest != 0) store<u32>(forest + (max(ri, rj) << 2), <u32>min(ri, rj));
     store<u8>(flags + <usize>q, flag);
   }
+}
+
+/** The root of x in a union-find forest of u32 parents, halving the path on the way. */
+function root(forest: usize, x: usize): usize {
+  let up = <usize>load<u32>(forest + (x << 2));
+  while (up != x) {
+    let upper = <usize>load<u32>(forest + (up << 2));
+    store<u32>(forest + (x << 2), <u32>upper);
+    x = upper;
+    up = <usize>load<u32>(forest + (x << 2));
+  }
+  return x;
 }
 
 /**

@@ -3,6 +3,8 @@
 // plus the pairs produced: a group of g documents costs O(g), never O(g²), unless every pair is asked for.
 import { firstOfEqual } from './exact-copies.js';
 import type { NearDuplicatePairs } from './join.js';
+import { keepFlagged } from './verify-pairs.js';
+import { forestJoin, newForest } from './forest.js';
 
 /** Members of each group in rows: group q holds members[start[q]..start[q + 1]), ascending. */
 export interface Rows {
@@ -266,4 +268,15 @@ export function resultPairs(
     pairs.distance.set(verified.distance, q);
   }
   return sortPairs(n, pairs);
+}
+
+/**
+ * The pairs, in their order, that join two documents not yet connected by the pairs before them: a spanning forest
+ * of the connected clusters ('explain' pairs of connected clusters).
+ */
+export function spanningPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
+  const parent = newForest(n);
+  const keep = new Uint8Array(pairs.a.length);
+  for (let p = 0; p < pairs.a.length; p++) keep[p] = forestJoin(parent, pairs.a[p]!, pairs.b[p]!) ? 1 : 0;
+  return keepFlagged(pairs, keep);
 }

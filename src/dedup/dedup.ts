@@ -4,7 +4,15 @@
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
-import { type VerifyOptions, checkVerifyOptions, jaccardFlags, keepFlagged, textOf } from './verify-pairs.js';
+import {
+  type VerifyOptions,
+  VERIFY_WINDOW_BYTES,
+  checkVerifyOptions,
+  jaccardFlags,
+  keepFlagged,
+  textOf,
+} from './verify-pairs.js';
+import { newForest } from './forest.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies, firstOfEqual } from './exact-copies.js';
 import {
@@ -14,6 +22,7 @@ import {
   collapse,
   extendClusters,
   resultPairs,
+  spanningPairs,
   tooManyPairs,
 } from './dedup-groups.js';
 
@@ -279,10 +288,11 @@ export interface DedupOptions extends SimHashOptions {
    */
   verify?: VerifyOptions | false;
   /**
-   * Which pairs the result lists. 'explain' (default): the pairs that explain the clusters, linear in the number of
-   * documents: each exact copy (and each wordless text equal to another once trimmed) with the first document of
-   * its group, plus the verified pairs between distinct texts. 'all': every verified pair of documents, as
-   * findNearDuplicates + verifyPairs would give, at most `maxPairs` of them.
+   * Which pairs the result lists. 'explain' (default): pairs that explain the clusters, at most one per document
+   * in connected mode: each exact copy (and each wordless text equal to another once trimmed) with the first
+   * document of its group, plus the verified pairs between distinct texts; in connected mode only those that join
+   * two clusters (a spanning forest, in candidate order: pairs inside a cluster are then not verified at all).
+   * 'all': every verified pair of documents, as findNearDuplicates + verifyPairs would give, at most `maxPairs`.
    */
   pairs?: PairsMode;
   /** The most pairs `pairs: 'all'` returns (default 10^7); more is a RangeError, raised before they are built. */
@@ -390,9 +400,13 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const found = findNearDuplicates(groups.distinctFps, { k, bits });
   const candidates = candidatePairs(groups, found);
   const t2 = performance.now();
+  // Connected clusters explained: a pair between documents already connected is neither needed nor tested.
+  const forest = mode === 'connected' && pairsMode === 'explain' ? newForest(n) : null;
   const verified = verify
-    ? keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, verify))
-    : candidates;
+    ? keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, verify, VERIFY_WINDOW_BYTES, forest))
+    : forest
+      ? spanningPairs(n, candidates)
+      : candidates;
   const t3 = performance.now();
   // Clusters of the representatives, then every document takes its group's.
   const { clusterOf, count } = clusters(n, verified, { mode });

@@ -20,7 +20,7 @@ import {
   featurelessByTrimmedText,
   findNearDuplicates,
 } from './dedup.js';
-import { candidatePairs, collapse, extendClusters, resultPairs, tooManyPairs } from './dedup-groups.js';
+import { candidatePairs, collapse, extendClusters, resultPairs, spanningPairs, tooManyPairs } from './dedup-groups.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { TASKS_URL } from './stream-tasks.js';
@@ -211,7 +211,7 @@ export async function dedupStream(
   const t2 = performance.now();
   const pool =
     stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? workerPool(TASKS_URL, wasm().build) : undefined;
-  const verified = verify
+  let verified = verify
     ? await checkCandidates(candidates, {
         verify,
         featureCounts,
@@ -223,6 +223,8 @@ export async function dedupStream(
         onProgress: (done, total) => progress('verifying', done, total),
       })
     : candidates;
+  // dedup()'s explanation of connected clusters (there the kernel skips the pairs this drops).
+  if (mode === 'connected' && pairsMode === 'explain') verified = spanningPairs(count, verified);
   const t3 = performance.now();
   progress('clustering', 0, 1);
   const { clusterOf, count: repClusters } = clusters(count, verified, { mode });

@@ -9,6 +9,7 @@ import { show } from '../errors.js';
 import { Region, type Heap } from '../runtime/heap.js';
 import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
+import { forestJoin, forestRoot } from './forest.js';
 
 interface VerifyKernels {
   buildShingleSets(
@@ -30,11 +31,13 @@ interface VerifyKernels {
     nPairs: number,
     threshold: number,
     flags: number,
+    forest: number,
   ): void;
 }
 
-/** testShingleSets' flag for a pair of two documents without words. */
+/** testShingleSets' flags: a pair of two documents without words; a pair already connected (not tested). */
 const BOTH_EMPTY = 2;
+const CONNECTED = 3;
 
 /**
  * Text size (string lengths or bytes) of the documents sent to WebAssembly per window. A pair is tested only when
@@ -89,11 +92,12 @@ export function verifyPairs(
 interface VerifyRegions {
   sets: Region;
   pairs: Region;
+  forest: Region;
 }
 const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
 function verifyRegions(heap: Heap): VerifyRegions {
   let r = regionsByHeap.get(heap);
-  if (!r) regionsByHeap.set(heap, (r = { sets: new Region(heap), pairs: new Region(heap) }));
+  if (!r) regionsByHeap.set(heap, (r = { sets: new Region(heap), pairs: new Region(heap), forest: new Region(heap) }));
   return r;
 }
 
@@ -101,6 +105,8 @@ function verifyRegions(heap: Heap): VerifyRegions {
  * For each pair (a[p], b[p]) of documents of `texts`, 1 when its shingle Jaccard is ≥ threshold (or both texts
  * are wordless and identical once trimmed), else 0. Pairs are taken in order; their documents go to WebAssembly
  * a window of about `windowBytes` at a time, one call per window, so memory stays bounded whatever the corpus.
+ * With `forest` (a union-find over the texts, updated), a pair is kept only when it also joins two trees, in pair
+ * order (the spanningPairs rule), and a pair already connected is not tested.
  */
 export function jaccardFlags(
   texts: readonly (string | Uint8Array)[],
@@ -108,6 +114,7 @@ export function jaccardFlags(
   b: Uint32Array,
   options: Required<VerifyOptions>,
   windowBytes = VERIFY_WINDOW_BYTES,
+  forest: Uint32Array | null = null,
 ): Uint8Array {
   const flags = new Uint8Array(a.length);
   // Each document's index in the window, or -1 (reset after each window: O(window), not O(corpus)).
@@ -118,7 +125,7 @@ export function jaccardFlags(
   const rt = wasm();
   const flush = (): void => {
     if (pending.length === 0) return;
-    runWindow(rt, texts, members, local, pending, a, b, options, flags);
+    runWindow(rt, texts, members, local, pending, a, b, options, flags, forest);
     for (const d of members) local[d] = -1;
     members.length = 0;
     pending.length = 0;
@@ -134,7 +141,8 @@ export function jaccardFlags(
     const i = a[p]!;
     const j = b[p]!;
     // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
-    if (texts[i] === texts[j]) {
+    // (With a forest pairs are decided in order, so they wait for their window like the others.)
+    if (texts[i] === texts[j] && !forest) {
       flags[p] = 1;
       continue;
     }
@@ -194,6 +202,7 @@ function runWindow(
   b: Uint32Array,
   options: Required<VerifyOptions>,
   flags: Uint8Array,
+  forest: Uint32Array | null,
 ): void {
   const { heap } = rt;
   const { sets, starts } = buildSets(
@@ -212,12 +221,37 @@ function runWindow(
     u32[(qa >>> 2) + q] = local[a[p]!]!;
     u32[(qb >>> 2) + q] = local[b[p]!]!;
   }
-  (rt.kernels as unknown as VerifyKernels).testShingleSets(sets, starts, qa, qb, n, options.threshold, out);
+  // The window's forest: documents connected by earlier windows start in one tree (the first of them as root).
+  let localForest = 0;
+  if (forest) {
+    localForest = verifyRegions(heap).forest.reserve(members.length * 4);
+    const byRoot = new Map<number, number>();
+    members.forEach((d, l) => {
+      const r = forestRoot(forest, d);
+      const first = byRoot.get(r);
+      if (first === undefined) byRoot.set(r, l);
+      heap.u32[(localForest >>> 2) + l] = first ?? l;
+    });
+  }
+  (rt.kernels as unknown as VerifyKernels).testShingleSets(
+    sets,
+    starts,
+    qa,
+    qb,
+    n,
+    options.threshold,
+    out,
+    localForest,
+  );
   const result = heap.u8;
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
-    const flag = result[out + q]!;
-    flags[p] = flag === BOTH_EMPTY ? (textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0) : flag;
+    let flag = result[out + q]!;
+    if (flag === CONNECTED) flag = 0;
+    else if (flag === BOTH_EMPTY) flag = textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0;
+    // In order, as spanningPairs: the kernel skipped only pairs connected by pairs kept here too.
+    if (flag === 1 && forest && !forestJoin(forest, a[p]!, b[p]!)) flag = 0;
+    flags[p] = flag;
   }
 }
 

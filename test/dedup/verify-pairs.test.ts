@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
-import { jaccardFlags, shingleSets } from '../../src/dedup/verify-pairs.js';
+import { VERIFY_WINDOW_BYTES, jaccardFlags, keepFlagged, shingleSets } from '../../src/dedup/verify-pairs.js';
+import { spanningPairs } from '../../src/dedup/dedup-groups.js';
+import { newForest } from '../../src/dedup/forest.js';
 import { loadReference, randomDocument, rng, wordList } from '../reference.js';
 import { wordsOf } from '../../src/dedup/shingle-jaccard.js';
 import { families, refCounts, refKeep, refSet } from './jaccard-reference.js';
@@ -126,6 +128,21 @@ describe('verification in WebAssembly against the plain reference', () => {
       expect(jaccardFlags(bytes, a, b, options, window)).toEqual(whole);
     }
     for (let p = 0; p < a.length; p += 7) expect(whole[p]).toBe(refKeep(texts[a[p]!]!, texts[b[p]!]!, 3, 0.5) ? 1 : 0);
+  });
+
+  it('with a forest, the kept pairs are the spanning forest of the verified pairs, in any windows', () => {
+    const texts = families(71, 160, 12);
+    const { a, b } = allPairs(texts.length);
+    const options = { threshold: 0.5, width: 3 };
+    const all = jaccardFlags(texts, a, b, options);
+    const pairs = { a, b, distance: new Uint8Array(a.length) };
+    const want = spanningPairs(texts.length, keepFlagged(pairs, all));
+    expect(want.a.length).toBeGreaterThan(20);
+    for (const window of [VERIFY_WINDOW_BYTES, 300, 1]) {
+      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, newForest(texts.length)));
+      expect(Array.from(got.a), `window ${window}`).toEqual(Array.from(want.a));
+      expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
+    }
   });
 
   it('dedup verifies with word shingles whatever tokenizer fingerprints', () => {
