@@ -26,13 +26,7 @@ export function buildShingleSets(
     let b = load<u32>(offsets + (<usize>d << 2), 4);
     if (<u64>at + <u64>(b - a) + 1 > <u64>capacity) return d;
     let out = sets + (<usize>at << 3);
-    collectShingles(out);
-    beginTokens(64, MODE_SHINGLES, width);
-    wordTokens(text + <usize>a, text + <usize>b, scratch);
-    endTokens();
-    let n = collectedShingles();
-    collectShingles(0);
-    at += <u32>distinctSorted(out, n);
+    at += <u32>distinctSorted(out, shinglesOf(text + <usize>a, text + <usize>b, width, scratch, out));
     store<u32>(starts + (<usize>(d + 1) << 2), at);
   }
   return count;
@@ -41,6 +35,18 @@ export function buildShingleSets(
 /** Pair flag: not tested, its documents were connected by the pairs kept before it (testShingleSets' forest). */
 // @ts-ignore: decorator
 @inline const CONNECTED: u8 = 3;
+
+/** Stores the shingle hashes of the text [p, end) at `out` (unsorted, repeats kept); returns how many. */
+// @ts-ignore: decorator
+@noinline function shinglesOf(p: usize, end: usize, width: i32, scratch: usize, out: usize): i32 {
+  collectShingles(out);
+  beginTokens(64, MODE_SHINGLES, width);
+  wordTokens(p, end, scratch);
+  endTokens();
+  let n = collectedShingles();
+  collectShingles(0);
+  return n;
+}
 
 /**
  * Tests `nPairs` pairs of built sets (document indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is
@@ -89,7 +95,7 @@ function root(forest: usize, x: usize): usize {
 }
 
 /**
- * The words of each of `count` documents (as in verifyWindow), case-folded UTF-8 each followed by a space, back to
+ * The words of each of `count` documents (as in buildShingleSets), case-folded UTF-8 each followed by a space, back to
  * back at `out` (3 * offsets[count] bytes suffice: folding at most doubles a word, plus one space per word);
  * document d's end goes to ends[d] (u32, from `out`). `shingles` holds (longest document + 1) u64 of scratch.
  */
@@ -100,13 +106,9 @@ export function documentWords(
   for (let d = 0; d < count; d++) {
     let p = text + <usize>load<u32>(offsets + (<usize>d << 2));
     let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
-    collectShingles(shingles);
     collectWords(at);
-    beginTokens(64, MODE_SHINGLES, 1);
-    wordTokens(p, end, scratch);
-    endTokens();
+    shinglesOf(p, end, 1, scratch, shingles);
     at = collectWords(0);
-    collectShingles(0);
     store<u32>(ends + (<usize>d << 2), <u32>(at - out));
   }
 }
