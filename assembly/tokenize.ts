@@ -36,6 +36,12 @@ let held: i32 = 0; // word hashes in WORD_HASHES
 let pending: i32 = 0; // shingles mode: words in TOKEN_STARTS / TOKEN_LENGTHS, not hashed yet
 let inToken: bool = false;
 let tokenStart: usize = 0;
+// Verification (assembly/verify-pairs.ts): when set, shingle hashes (low word) are stored here, one u64 each,
+// instead of going to the reducer, so verification sees exactly the fingerprint's shingle values.
+let sink: usize = 0;
+let collected: i32 = 0;
+// And when set too, the words themselves (case-folded UTF-8), each followed by a space (src/dedup/shingle-jaccard.ts).
+let wordSink: usize = 0;
 
 const WORD_HASHES = memory.data(HISTORY * 8, 16);
 const TOKEN_STARTS = memory.data(BATCH * 4, 16);
@@ -56,6 +62,24 @@ export function setupTokenizers(): void {
     else if (b >= 65 && b <= 90) f = <u8>(b + 32);
     store<u8>(ASCII_FOLD + b, f);
   }
+}
+
+/** Shingles mode only: the next document's shingle hashes go to `out` (0: back to the reducer). */
+export function collectShingles(out: usize): void {
+  sink = out;
+  collected = 0;
+}
+
+/** With collectShingles: the next words go to `out`, each followed by a space; returns where the last one ended. */
+export function collectWords(out: usize): usize {
+  let end = wordSink;
+  wordSink = out;
+  return end;
+}
+
+/** Shingle hashes stored since collectShingles. */
+export function collectedShingles(): i32 {
+  return collected;
 }
 
 export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
@@ -126,7 +150,25 @@ function flushTokens(): void {
   let len = <usize>width << 3;
   let first = h - len + 8;
   let i = max(0, width - 1 - words);
-  if (len > 16 && len <= 64) {
+  if (sink != 0) {
+    if (wordSink != 0) {
+      for (let j = 0; j < n; j++) {
+        let len = <usize>load<u32>(TOKEN_LENGTHS + (<usize>j << 2));
+        memory.copy(wordSink, <usize>load<u32>(TOKEN_STARTS + (<usize>j << 2)), len);
+        store<u8>(wordSink + len, 32);
+        wordSink += len + 1;
+      }
+    }
+    // Verification: the same values as below, stored (one test per batch of words, none per shingle).
+    let out = sink + (<usize>collected << 3);
+    let fast = len > 16 && len <= 64;
+    for (; i < n; i++) {
+      let p = first + (<usize>i << 3);
+      store<u64>(out, fast ? xxh3Mid(p, len, 0) : xxh3(p, len, 0));
+      out += 8;
+      collected++;
+    }
+  } else if (len > 16 && len <= 64) {
     // Widths 3..8 (the default is 3): the straight-line XXH3 path, no call per shingle.
     for (; i < n; i++) {
       let p = first + (<usize>i << 3);
@@ -143,7 +185,12 @@ function flushTokens(): void {
 /** Ends the document's tokens: a document with fewer words than one shingle is one shingle of all of them. */
 export function endTokens(): void {
   if (pending > 0) flushTokens();
-  if (mode == MODE_SHINGLES && words > 0 && words < width) feature(WORD_HASHES, <usize>words << 3);
+  if (mode == MODE_SHINGLES && words > 0 && words < width) {
+    if (sink != 0) {
+      store<u64>(sink + (<usize>collected << 3), xxh3(WORD_HASHES, <usize>words << 3, 0));
+      collected++;
+    } else feature(WORD_HASHES, <usize>words << 3);
+  }
 }
 
 /** Emits the tokens whose boundaries fall in a 64-byte block at `base` with token-byte mask `m`. */

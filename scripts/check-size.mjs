@@ -6,6 +6,8 @@
 // 76-108 KiB raw / 18.5 KiB gzip, cli.mjs 18 KiB): roughly +35-50% headroom for kernels still to come, while
 // a mistake such as embedding the WASM twice, the CLI bundling its own copy of the library, or the declarations'
 // base64 literals shows up at once. gzip is what a browser downloads; raw size is what a bundler or Node parses.
+// Issue 12 (verification and exact copies in WebAssembly: +4.5 KiB per build, embedded twice as base64) took
+// index.* to 125 KiB gzip: their gzip budget is now 136 KiB.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -13,8 +15,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 512 * KB, gzip: 120 * KB },
-  'dist/index.cjs': { raw: 512 * KB, gzip: 120 * KB },
+  'dist/index.mjs': { raw: 512 * KB, gzip: 136 * KB },
+  'dist/index.cjs': { raw: 512 * KB, gzip: 136 * KB },
   'dist/cli.mjs': { raw: 48 * KB, gzip: 16 * KB },
   'dist/simhash.simd.wasm': { raw: 160 * KB, gzip: 28 * KB },
   'dist/simhash.scalar.wasm': { raw: 160 * KB, gzip: 28 * KB },

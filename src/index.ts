@@ -60,6 +60,7 @@ export {
   type DedupOptions,
   type DedupResult,
   type DedupTimings,
+  type PairsMode,
 } from './dedup/dedup.js';
 export {
   dedupStream,

@@ -109,6 +109,7 @@ async function dedupCommand(args: string[]): Promise<number> {
   if (!verified && v.threshold !== undefined)
     throw new UsageError('--threshold checks pairs: drop --no-verify with it');
   const k = intOption(v.k, 'k', defaultDedupK(hashOpts.bits === 128 ? 128 : 64, verified), 0, hashOpts.bits);
+  if (v['all-pairs'] === true && v.pairs !== true) throw new UsageError('--all-pairs prints pairs: add --pairs');
   let verify: VerifyOptions | false = false;
   if (verified) {
     verify = {};
@@ -140,6 +141,7 @@ async function dedupCommand(args: string[]): Promise<number> {
       k,
       mode,
       verify,
+      pairs: v['all-pairs'] === true ? 'all' : 'explain',
       threads,
       reread: corpus.reread,
       onProgress: (phase, done, total) => {

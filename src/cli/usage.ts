@@ -53,7 +53,9 @@ Dedup:
   --mode MODE          connected (default: chains of near-duplicates form one cluster) or centre (each
                        cluster is a centre and the documents within k of it)
   --format FORMAT      jsonl (default) or csv
-  --pairs              print the near-duplicate pairs ({"a", "b", "distance"}) instead of clusters
+  --pairs              print the near-duplicate pairs ({"a", "b", "distance"}) instead of clusters: the pairs
+                       that explain them (each exact copy with its first, then the verified pairs)
+  --all-pairs          with --pairs: every verified pair (at most 10^7)
   --all                also print documents without near-duplicates (clusters of one)
   --summary            print a readable summary (counts, largest clusters, time) instead
   --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
@@ -92,6 +94,7 @@ export const DEDUP_OPTIONS = {
   k: { type: 'string' },
   mode: { type: 'string' },
   pairs: { type: 'boolean' },
+  'all-pairs': { type: 'boolean' },
   all: { type: 'boolean' },
   summary: { type: 'boolean' },
   sample: { type: 'boolean' },

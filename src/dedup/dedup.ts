@@ -2,10 +2,32 @@
 // (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
 // sorted permuted tables planned by join-plan.ts; threads: N splits the tables between this thread and N - 1 pool
 // workers (runtime/pool.ts).
-import type { SimHashOptions } from '../fingerprint/options.js';
+import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
-import { type VerifyOptions, checkVerifyOptions, dropFeaturelessPairs, verifyPairs } from './verify-pairs.js';
+import {
+  type VerifyOptions,
+  VERIFY_WINDOW_BYTES,
+  checkVerifyOptions,
+  jaccardFlags,
+  keepFlagged,
+  textOf,
+} from './verify-pairs.js';
+import { newForest } from './forest.js';
+import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
+import { exactCopies, firstOfEqual } from './exact-copies.js';
+import {
+  MAX_JOIN_PAIRS,
+  type PairsMode,
+  candidatePairs,
+  collapse,
+  extendClusters,
+  resultPairs,
+  spanningPairs,
+  tooManyPairs,
+} from './dedup-groups.js';
+
+export type { PairsMode } from './dedup-groups.js';
 import { wasm } from '../runtime/wasm.js';
 import { type JoinPlan, planJoin } from './join-plan.js';
 import { JOIN_TASK, type JoinTask, type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
@@ -91,12 +113,34 @@ export function findNearDuplicates(
   options: FindNearDuplicatesOptions,
 ): NearDuplicatePairs | Promise<NearDuplicatePairs> {
   const { k, bits, threads, n } = checkJoinArgs(fps, options);
+  checkIdenticalPairs(fps, bits);
   const plan = planJoin(n, k, bits);
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
   if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
     return findInThreads(fps, plan, n, threads);
   const pairs = findWithPlan(fps, plan);
   return threads > 1 ? Promise.resolve(pairs) : pairs;
+}
+
+/**
+ * Counts the pairs of identical fingerprints (every pair within any k includes them) before the join allocates,
+ * and fails with their number when they alone cannot fit.
+ */
+function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
+  const words = bits === 128 ? 2 : 1;
+  const n = fps.length / words;
+  // Fewer than MAX_JOIN_PAIRS pairs in all: nothing to count.
+  if (n * (n - 1) <= 2 * MAX_JOIN_PAIRS) return;
+  const first = firstOfEqual(fps, words);
+  const size = new Uint32Array(n);
+  let identical = 0;
+  for (let i = 0; i < n; i++) identical += size[first[i]!]!++;
+  if (identical > MAX_JOIN_PAIRS) {
+    throw new RangeError(
+      `findNearDuplicates would return at least ${identical} pairs (of identical fingerprints alone), more than ` +
+        `the ${MAX_JOIN_PAIRS} that fit in memory; dedup() groups identical texts and fingerprints instead`,
+    );
+  }
 }
 
 /** Planned cost (join-plan.ts units, ≈ ns) below which threads > 1 runs on one thread. */
@@ -267,10 +311,20 @@ export interface DedupOptions extends SimHashOptions {
    * `false` keeps every pair within k (plain SimHash).
    */
   verify?: VerifyOptions | false;
+  /**
+   * Which pairs the result lists. 'explain' (default): pairs that explain the clusters, at most one per document
+   * in connected mode: each exact copy (and each wordless text equal to another once trimmed) with the first
+   * document of its group, plus the verified pairs between distinct texts; in connected mode only those that join
+   * two clusters (a spanning forest, in candidate order: pairs inside a cluster are then not verified at all).
+   * 'all': every verified pair of documents, as findNearDuplicates + verifyPairs would give, at most `maxPairs`.
+   */
+  pairs?: PairsMode;
+  /** The most pairs `pairs: 'all'` returns (default 10^7); more is a RangeError, raised before they are built. */
+  maxPairs?: number;
 }
 
 export interface DedupTimings {
-  /** Milliseconds spent tokenizing and hashing, joining, verifying and clustering. */
+  /** Milliseconds spent tokenizing and hashing (exact copies, then fingerprints), joining, verifying, clustering. */
   hash: number;
   join: number;
   verify: number;
@@ -284,9 +338,9 @@ export interface DedupResult {
   featureCounts: Float64Array;
   /** For each document, the index of its cluster's representative (the lowest index; a document alone is its own). */
   clusterOf: Uint32Array;
-  /** The near-duplicate pairs (a < b) with their Hamming distances, after verification. */
+  /** Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances: see DedupOptions.pairs. */
   pairs: NearDuplicatePairs;
-  /** How many pairs within k the join found, before verification. */
+  /** Candidate pairs of distinct texts within k that were checked (exact copies are grouped without a check). */
   candidates: number;
   clusterCount: number;
   /** The k and verification used (defaults filled in). */
@@ -301,13 +355,38 @@ export function defaultDedupK(bits: 64 | 128, verified: boolean): number {
   return bits === 128 ? 6 : 3;
 }
 
-/** Texts → fingerprints (simhashMany) → pairs within k → verified pairs → clusters. */
+export const DEFAULT_MAX_PAIRS = 1e7;
+
+/** dedup's pairs and maxPairs options, checked. */
+export function checkPairOptions(pairs: unknown, maxPairs: unknown): { pairs: PairsMode; maxPairs: number } {
+  if (pairs !== 'explain' && pairs !== 'all')
+    throw new (typeof pairs === 'string' ? RangeError : TypeError)(
+      `pairs must be 'explain' or 'all', got ${show(pairs)}`,
+    );
+  if (typeof maxPairs !== 'number') throw new TypeError(`maxPairs must be a number, got ${show(maxPairs)}`);
+  if (!Number.isInteger(maxPairs) || maxPairs < 0 || maxPairs > 0xffffffff)
+    throw new RangeError(`maxPairs must be an integer from 0 to 2^32 - 1, got ${show(maxPairs)}`);
+  return { pairs, maxPairs };
+}
+
+/**
+ * Texts → exact copies grouped (content hash) → fingerprints of the distinct texts (simhashMany) → identical
+ * fingerprints grouped → pairs within k of the distinct fingerprints → verified pairs of distinct texts → clusters,
+ * expanded back to every document.
+ */
 export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOptions = {}): DedupResult {
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
-  const { k: kOption, mode = 'connected', verify: verifyOption = {}, ...hashOptions } = options;
+  const {
+    k: kOption,
+    mode = 'connected',
+    verify: verifyOption = {},
+    pairs: pairsOption = 'explain',
+    maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
+    ...hashOptions
+  } = options;
   const bits = hashOptions.bits ?? 64;
   const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
   const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
@@ -315,30 +394,68 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   checkJoinArgs(new BigUint64Array(0), { k, bits });
   if (mode !== 'connected' && mode !== 'centre')
     throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
+  const { pairs: pairsMode, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
     if (typeof t !== 'string' && !(t instanceof Uint8Array))
       throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
   }
   const hasher = createSimHasher({ ...hashOptions, bits });
+  const n = texts.length;
+  const words = bits === 128 ? 2 : 1;
   const t0 = performance.now();
-  const { fingerprints, featureCounts } = hasher.hashManyDetailed(texts);
+
+  // Exact copies: only the first of each group is fingerprinted, joined and verified.
+  const copyOf = exactCopies(texts);
+  const distinct: number[] = [];
+  for (let i = 0; i < n; i++) if (copyOf[i] === i) distinct.push(i);
+  const hashed = hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
+  const fingerprints = new BigUint64Array(n * words);
+  const featureCounts = new Float64Array(n);
+  distinct.forEach((i, q) => {
+    featureCounts[i] = hashed.featureCounts[q]!;
+    fingerprints[i * words] = hashed.fingerprints[q * words]!;
+    if (words === 2) fingerprints[i * words + 1] = hashed.fingerprints[q * words + 1]!;
+  });
+  const trim = featurelessByTrimmedText(hasher.options, verify) ? (i: number) => textOf(texts[i]!).trim() : null;
+  const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
+  if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
-  const found = findNearDuplicates(fingerprints, { k, bits });
+  const found = findNearDuplicates(groups.distinctFps, { k, bits });
+  const candidates = candidatePairs(groups, found);
   const t2 = performance.now();
-  const pairs = verify ? verifyPairs(texts, found, verify) : dropFeaturelessPairs(texts, found, featureCounts);
+  // Connected clusters explained: a pair between documents already connected is neither needed nor tested.
+  const forest = mode === 'connected' && pairsMode === 'explain' ? newForest(n) : null;
+  const verified = verify
+    ? keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, verify, VERIFY_WINDOW_BYTES, forest))
+    : forest
+      ? spanningPairs(n, candidates)
+      : candidates;
   const t3 = performance.now();
-  const { clusterOf, count } = clusters(texts.length, pairs, { mode });
+  // Clusters of the representatives, then every document takes its group's.
+  const { clusterOf, count } = clusters(n, verified, { mode });
+  const clusterCount = extendClusters(groups, clusterOf, count);
+  const pairs = resultPairs(groups, verified, pairsMode, maxPairs);
   const t4 = performance.now();
   return {
     fingerprints,
     featureCounts,
     clusterOf,
     pairs,
-    candidates: found.a.length,
-    clusterCount: count,
+    candidates: candidates.a.length,
+    clusterCount,
     k,
     verify,
     timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
   };
+}
+
+/**
+ * Whether documents without features pair only with those whose trimmed text is identical, so they can be grouped
+ * by that text and stay out of the join: without verification (dropFeaturelessPairs' rule), and under verification
+ * when no features means no words (the built-in word tokenizers of the default preset, on the text as given).
+ */
+export function featurelessByTrimmedText(plan: Plan, verify: Required<VerifyOptions> | false): boolean {
+  if (verify === false) return true;
+  return plan.preset === 'default' && plan.normalize === false && plan.mode !== -1 && plan.mode !== MODE_WHITESPACE;
 }

@@ -2,18 +2,67 @@
 // documents' word-shingle sets, computed exactly (sorted shingle hashes) or estimated from a fixed-size MinHash
 // sketch kept beside each fingerprint. The evaluation's ground truth uses the same shingles (see src/eval/).
 import { show } from '../errors.js';
+import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { wasm } from '../runtime/wasm.js';
+import { VERIFY_WINDOW_BYTES, shingleSets } from './verify-pairs.js';
 
-// A word is a run of letters, numbers and marks; each character of a script written without spaces is a word of
-// its own. This mirrors the WebAssembly 'words' tokenizer (scripts/gen-unicode.mjs), with toLowerCase for folding.
-const STANDALONE = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}`;
-const WORD = String.raw`\p{L}\p{N}\p{M}`;
-const WORDS = new RegExp(`(?=[${WORD}])[${STANDALONE}]|(?:(?![${STANDALONE}])[${WORD}])+`, 'gu');
+interface WordKernels {
+  documentWords(
+    text: number,
+    offsets: number,
+    count: number,
+    scratch: number,
+    shingles: number,
+    out: number,
+    ends: number,
+  ): void;
+}
 
-/** The words of `text`, lowercased. */
-export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(WORDS)) out.push(m[0]);
+const decoder = new TextDecoder();
+
+/**
+ * The words of each text, case-folded, from the fingerprint kernel's own word tokenizer (assembly/tokenize.ts):
+ * a word is a run of letters, numbers and marks; each character of a script written without spaces is a word of its
+ * own. In windows of about VERIFY_WINDOW_BYTES, one call each.
+ */
+export function wordsOf(texts: readonly (string | Uint8Array)[]): string[][] {
+  const rt = wasm();
+  const out: string[][] = [];
+  let first = 0;
+  while (first < texts.length) {
+    let last = first;
+    let bytes = 0;
+    do bytes += texts[last++]!.length;
+    while (last < texts.length && bytes + texts[last]!.length <= VERIFY_WINDOW_BYTES);
+    const { heap } = rt;
+    const r = regions(rt);
+    const count = last - first;
+    const { ptr, offsets, longest } = encodeTexts(heap, r.text, texts.slice(first, last));
+    const scratch = r.scratch.reserve(2 * longest + 64);
+    const offsetBytes = align16((count + 1) * 4);
+    const wordBytes = align16(3 * offsets[count]! + 16);
+    const work = r.work.reserve(2 * offsetBytes + wordBytes + (longest + 2) * 8);
+    const ends = work + offsetBytes;
+    const words = ends + offsetBytes;
+    const shingles = words + wordBytes;
+    heap.u32.set(offsets, work >>> 2);
+    (rt.kernels as unknown as WordKernels).documentWords(ptr, work, count, scratch, shingles, words, ends);
+    const u32 = heap.u32;
+    let at = 0;
+    for (let d = 0; d < count; d++) {
+      const end = u32[(ends >>> 2) + d]!;
+      // Words end with a space each: one decode per document, then split.
+      out.push(end === at ? [] : decoder.decode(heap.u8.subarray(words + at, words + end - 1)).split(' '));
+      at = end;
+    }
+    first = last;
+  }
   return out;
+}
+
+/** The words of `text`, case-folded (wordsOf for one text). */
+export function words(text: string | Uint8Array): string[] {
+  return wordsOf([text])[0]!;
 }
 
 function checkWidth(width: unknown): number {
@@ -27,10 +76,14 @@ function checkWidth(width: unknown): number {
  * The distinct word shingles of `text` (`width` consecutive words joined by one space). A text with fewer words
  * than `width` has one shingle, all its words (as the 'shingles' tokenizer does); a text without words has none.
  */
-export function shingles(text: string, width = 3): Set<string> {
-  if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${show(text)}`);
-  checkWidth(width);
-  const w = words(text);
+export function shingles(text: string | Uint8Array, width = 3): Set<string> {
+  if (typeof text !== 'string' && !(text instanceof Uint8Array))
+    throw new TypeError(`text must be a string or a Uint8Array, got ${show(text)}`);
+  return shinglesOfWords(words(text), checkWidth(width));
+}
+
+/** The distinct shingles of a word list (shingles, once the words are known). */
+export function shinglesOfWords(w: readonly string[], width: number): Set<string> {
   const out = new Set<string>();
   if (w.length === 0) return out;
   if (w.length < width) {
@@ -41,69 +94,15 @@ export function shingles(text: string, width = 3): Set<string> {
   return out;
 }
 
-/**
- * A 53-bit hash of a string (two 32-bit multiply-xorshift lanes over its UTF-16 code units). With a million distinct
- * shingles the chance that any two collide is about 1e-4, so Jaccard on these hashes is exact in practice.
- */
-export function hash53(s: string, seed = 0): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** The sorted, distinct 53-bit hashes of a text's shingles: the exact verifier's per-document data. */
-export function shingleHashes(text: string, width = 3): Float64Array {
-  if (typeof text !== 'string') throw new TypeError(`text must be a string, got ${show(text)}`);
-  checkWidth(width);
-  // Each word is hashed once into two 32-bit lanes; a shingle's hash chains the lanes of its words in order, so
-  // no shingle string is built (about 2× faster than hashing joined strings; same sets up to 53-bit collisions).
-  const w = words(text);
-  const lo = new Int32Array(w.length);
-  const hi = new Int32Array(w.length);
-  for (let i = 0; i < w.length; i++) {
-    const s = w[i]!;
-    let h1 = 0xdeadbeef;
-    let h2 = 0x41c6ce57;
-    for (let j = 0; j < s.length; j++) {
-      const c = s.charCodeAt(j);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    lo[i] = h1;
-    hi[i] = h2;
-  }
-  const span = Math.min(width, w.length);
-  const count = w.length === 0 ? 0 : w.length - span + 1;
-  const out = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    let h1 = 0x2545f491;
-    let h2 = 0x9e3779b9;
-    for (let j = i; j < i + span; j++) {
-      h1 = Math.imul(h1 ^ lo[j]!, 0x85ebca6b);
-      h1 = (h1 << 13) | (h1 >>> 19);
-      h2 = Math.imul(h2 ^ hi[j]!, 0xc2b2ae35);
-      h2 = (h2 << 17) | (h2 >>> 15);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    out[i] = 4294967296 * (2097151 & h2) + (h1 >>> 0);
-  }
-  out.sort();
-  // Repeated shingles (and collisions) count once: drop repeats.
-  let n = 0;
-  for (let j = 0; j < out.length; j++) if (j === 0 || out[j] !== out[n - 1]) out[n++] = out[j]!;
-  return n === out.length ? out : out.slice(0, n);
+/** The sorted, distinct XXH3 hashes of a text's word shingles: the exact verifier's per-document set. */
+export function shingleHashes(text: string | Uint8Array, width = 3): BigUint64Array {
+  if (typeof text !== 'string' && !(text instanceof Uint8Array))
+    throw new TypeError(`text must be a string or a Uint8Array, got ${show(text)}`);
+  return shingleSets([text], checkWidth(width))[0]!;
 }
 
 /** Jaccard similarity of two sorted distinct hash lists; two empty lists have similarity 0 (no evidence). */
-export function jaccardSorted(a: ArrayLike<number>, b: ArrayLike<number>): number {
+export function jaccardSorted<T extends number | bigint>(a: ArrayLike<T>, b: ArrayLike<T>): number {
   if (a.length === 0 || b.length === 0) return 0;
   let i = 0;
   let j = 0;
@@ -137,14 +136,14 @@ function seed(i: number): number {
 }
 
 /** A MinHash sketch of `size` 32-bit values from a document's shingle hashes; an empty document gives all 0xffffffff. */
-export function minhashSketch(hashes: Float64Array, size = 128): Uint32Array {
+export function minhashSketch(hashes: BigUint64Array, size = 128): Uint32Array {
   if (!Number.isInteger(size) || size < 1 || size > 4096)
     throw new RangeError(`size must be an integer from 1 to 4096, got ${show(size)}`);
   const out = new Uint32Array(size).fill(0xffffffff);
+  const halves = new Uint32Array(hashes.buffer, hashes.byteOffset, hashes.length * 2); // little-endian words
   for (let j = 0; j < hashes.length; j++) {
-    // Fold the 53-bit hash to 32 bits once; the per-position mixes give the independent permutations.
-    const h = hashes[j]!;
-    const x = (h >>> 0) ^ Math.imul(Math.floor(h / 4294967296), 0x27d4eb2d);
+    // Fold the 64-bit hash to 32 bits once; the per-position mixes give the independent permutations.
+    const x = halves[2 * j]! ^ Math.imul(halves[2 * j + 1]!, 0x27d4eb2d);
     for (let i = 0; i < size; i++) {
       const v = mix32(x, seed(i));
       if (v < out[i]!) out[i] = v;
@@ -192,7 +191,7 @@ export function createVerifier(texts: readonly string[], options: VerifierOption
   texts.forEach((t, i) => {
     if (typeof t !== 'string') throw new TypeError(`texts[${i}] must be a string, got ${show(t)}`);
   });
-  const hashes = texts.map((t) => shingleHashes(t, width));
+  const hashes = shingleSets(texts, width);
   const check = (i: number, j: number): void => {
     for (const x of [i, j]) {
       if (!Number.isInteger(x) || x < 0 || x >= texts.length)

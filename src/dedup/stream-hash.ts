@@ -2,10 +2,17 @@
 // batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
 // input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
 import { show } from '../errors.js';
-import { MAX_DOCUMENT_BYTES, createSimHasher, fingerprintInWorker, utf8Length } from '../fingerprint/fingerprint.js';
+import {
+  MAX_DOCUMENT_BYTES,
+  createSimHasher,
+  fingerprintInWorker,
+  readsStrings,
+  utf8Length,
+} from '../fingerprint/fingerprint.js';
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { MAX_THREADS, sharedPool } from '../runtime/pool.js';
-import { type HashResult, hashTexts } from './stream-tasks.js';
+import { packTexts, transferOf } from '../runtime/pool-texts.js';
+import { HASH_TASK, type HashResult, type HashTask, hashTexts } from './stream-tasks.js';
 
 export { MAX_THREADS } from '../runtime/pool.js';
 
@@ -74,9 +81,18 @@ export function checkedTextBytes(text: unknown, index: number, cap: number): num
  * Fingerprints of every text of `texts`, in batches in input order. Each text must be a string or UTF-8 bytes of
  * at most maxDocumentBytes. The fingerprints equal simhashMany's (one u64 per document, two for 128 bits).
  */
-export async function* simhashStream(
+export function simhashStream(
   texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   options: SimHashOptions & StreamOptions = {},
+): AsyncGenerator<SimHashStreamBatch, void, undefined> {
+  return hashBatches(texts, options, false);
+}
+
+/** simhashStream, with each batch's copy keys too when `copyKeys` (dedupStream's grouping). */
+export async function* hashBatches(
+  texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: SimHashOptions & StreamOptions,
+  copyKeys: boolean,
 ): AsyncGenerator<SimHashStreamBatch, void, undefined> {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -98,9 +114,13 @@ export async function* simhashStream(
     const first = index - batch.length;
     let result: Promise<HashResult>;
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
-    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions));
+    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys));
     else {
-      result = fingerprintInWorker(pool, batch, plan, o.threads);
+      // dedupStream also needs each text's copy keys: the stream's own task computes both where the text is.
+      if (copyKeys) {
+        const task: HashTask = { texts: packTexts(batch, !readsStrings(plan)), options: hashOptions, copyKeys };
+        result = pool.run<HashResult>(HASH_TASK, task, o.threads, transferOf(task.texts));
+      } else result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }
     inFlight.push({ first, result });

@@ -1,21 +1,55 @@
-// The streaming deduper's batch tasks: fingerprint a batch of texts (fingerprint.ts's pool task), and check a batch
-// of candidate pairs. Each runs here (threads: 1) or in a pool worker (runtime/pool.ts), with the same code, so
+// The streaming deduper's batch tasks: fingerprint a batch of texts with each text's copy keys (simhashStream alone
+// uses fingerprint.ts's pool task), and check a batch of candidate pairs. Each runs here (threads: 1) or in a pool worker (runtime/pool.ts), with the same code, so
 // results do not depend on the thread count. Batches cross to workers packed (runtime/pool-texts.ts).
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
 import type { NearDuplicatePairs } from './join.js';
-import { dropFeaturelessPairs, verifyPairs, type VerifyOptions } from './verify-pairs.js';
+import { contentHashes } from './exact-copies.js';
+import { dropFeaturelessPairs, textOf, verifyPairs, type VerifyOptions } from './verify-pairs.js';
+
+/** The pool task that fingerprints a batch together with its copy keys. */
+export const HASH_TASK = 'stream-hash';
+
+export interface HashTask {
+  texts: PackedTexts;
+  options: SimHashOptions;
+  /** Also the keys dedupStream groups documents by (HashResult.copyKeys). */
+  copyKeys?: boolean;
+}
 
 export interface HashResult {
   fingerprints: BigUint64Array;
   featureCounts: Float64Array;
+  /**
+   * When asked for: four u64 per document, its content hash (exact-copies.ts), then for a featureless document the
+   * content hash of its trimmed text (0 otherwise).
+   */
+  copyKeys?: BigUint64Array;
 }
 
-export function hashTexts(texts: ReadonlyArray<string | Uint8Array>, options: SimHashOptions): HashResult {
+export function hashTexts(
+  texts: ReadonlyArray<string | Uint8Array>,
+  options: SimHashOptions,
+  copyKeys = false,
+): HashResult {
   const { fingerprints, featureCounts } = createSimHasher(options).hashManyDetailed(texts);
-  return { fingerprints, featureCounts };
+  if (!copyKeys) return { fingerprints, featureCounts };
+  const keys = new BigUint64Array(texts.length * 4);
+  const content = contentHashes(texts);
+  const featureless: number[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    keys[i * 4] = content[i * 2]!;
+    keys[i * 4 + 1] = content[i * 2 + 1]!;
+    if (featureCounts[i] === 0) featureless.push(i);
+  }
+  const trimmed = contentHashes(featureless.map((i) => textOf(texts[i]!).trim()));
+  featureless.forEach((i, q) => {
+    keys[i * 4 + 2] = trimmed[q * 2]!;
+    keys[i * 4 + 3] = trimmed[q * 2 + 1]!;
+  });
+  return { fingerprints, featureCounts, copyKeys: keys };
 }
 
 export interface CheckTask {
@@ -45,6 +79,12 @@ export function checkPairs(texts: ReadonlyArray<string | Uint8Array>, task: Omit
 }
 
 offerTasks({
+  [HASH_TASK]: (task: HashTask) => {
+    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys);
+    const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer];
+    if (r.copyKeys) transfer.push(r.copyKeys.buffer as ArrayBuffer);
+    return { result: r, transfer };
+  },
   check: (task: CheckTask) => {
     const keep = checkPairs(unpackTexts(task.texts), task);
     return { result: keep, transfer: [keep.buffer as ArrayBuffer] };

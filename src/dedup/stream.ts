@@ -6,16 +6,22 @@
 // dedup() on the same texts with the same options, for any thread count.
 import { show } from '../errors.js';
 import { sharedPool } from '../runtime/pool.js';
+import { createSimHasher } from '../fingerprint/fingerprint.js';
 import {
   type ClusterMode,
   type DedupOptions,
   type DedupResult,
+  DEFAULT_MAX_PAIRS,
   checkJoinArgs,
+  checkPairOptions,
   clusters,
   defaultDedupK,
+  featurelessByTrimmedText,
   findNearDuplicates,
 } from './dedup.js';
-import { type StreamOptions, checkStreamOptions, checkedTextBytes, simhashStream } from './stream-hash.js';
+import { candidatePairs, collapse, extendClusters, resultPairs, spanningPairs, tooManyPairs } from './dedup-groups.js';
+import { firstOfEqual } from './exact-copies.js';
+import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, checkCandidates } from './stream-verify.js';
 import { checkVerifyOptions } from './verify-pairs.js';
 
@@ -65,6 +71,8 @@ const KNOWN = new Set([
   'k',
   'mode',
   'verify',
+  'pairs',
+  'maxPairs',
   'threads',
   'batchBytes',
   'maxDocumentBytes',
@@ -110,6 +118,8 @@ export async function dedupStream(
     k: kOption,
     mode = 'connected',
     verify: verifyOption = {},
+    pairs: pairsOption = 'explain',
+    maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
     reread,
     verifyBatchBytes = 32 << 20,
     onProgress,
@@ -130,6 +140,8 @@ export async function dedupStream(
   checkJoinArgs(new BigUint64Array(0), { k, bits });
   if (mode !== 'connected' && mode !== 'centre')
     throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode as ClusterMode)}`);
+  const { pairs: pairsMode, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
+  const plan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
 
   const words = bits === 128 ? 2 : 1;
@@ -138,6 +150,7 @@ export async function dedupStream(
   const length = new Column(new Float64Array(0), (n) => new Float64Array(n));
   const fps = new Column(new BigUint64Array(0), (n) => new BigUint64Array(n));
   const counts = new Column(new Float64Array(0), (n) => new Float64Array(n));
+  const keys = new Column(new BigUint64Array(0), (n) => new BigUint64Array(n));
   let count = 0;
   let bytes = 0;
   async function* texts(): AsyncGenerator<string | Uint8Array> {
@@ -159,8 +172,11 @@ export async function dedupStream(
   }
 
   const t0 = performance.now();
-  for await (const batch of simhashStream(texts(), { ...hashOptions, bits, ...stream })) {
+  for await (const batch of hashBatches(texts(), { ...hashOptions, bits, ...stream }, true)) {
     const n = batch.featureCounts.length;
+    keys.reserve((batch.first + n) * 4);
+    keys.data.set(batch.copyKeys!, batch.first * 4);
+    keys.length = (batch.first + n) * 4;
     fps.reserve((batch.first + n) * words);
     counts.reserve(batch.first + n);
     fps.data.set(batch.fingerprints, batch.first * words);
@@ -172,32 +188,52 @@ export async function dedupStream(
   const fingerprints = fps.done();
   const featureCounts = counts.done();
   const locators = { source: source.done(), offset: offset.done(), length: length.done() };
+  // Exact copies by their 128-bit content hash (the texts are gone: not compared again), then dedup()'s grouping.
+  const copyKeys = keys.done();
+  const contentKeys = new BigUint64Array(count * 2);
+  for (let i = 0; i < count; i++) {
+    contentKeys[i * 2] = copyKeys[i * 4]!;
+    contentKeys[i * 2 + 1] = copyKeys[i * 4 + 1]!;
+  }
+  const copyOf = firstOfEqual(contentKeys, 2);
+  const trim = featurelessByTrimmedText(plan, verify)
+    ? (i: number) => `${copyKeys[i * 4 + 2]!.toString(36)}:${copyKeys[i * 4 + 3]!.toString(36)}`
+    : null;
+  const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
+  if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
   progress('joining', 0, 1);
-  const found = await findNearDuplicates(fingerprints, { k, bits, threads: stream.threads });
+  const found = await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
+  const candidates = candidatePairs(groups, found);
   progress('joining', 1, 1);
   const t2 = performance.now();
   const pool = stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? sharedPool() : undefined;
-  const pairs = await checkCandidates(found, {
-    verify,
-    featureCounts,
-    locators,
-    reread,
-    budget: verifyBatchBytes,
-    threads: stream.threads,
-    pool,
-    onProgress: (done, total) => progress('verifying', done, total),
-  });
+  let verified = verify
+    ? await checkCandidates(candidates, {
+        verify,
+        featureCounts,
+        locators,
+        reread,
+        budget: verifyBatchBytes,
+        threads: stream.threads,
+        pool,
+        onProgress: (done, total) => progress('verifying', done, total),
+      })
+    : candidates;
+  // dedup()'s explanation of connected clusters (there the kernel skips the pairs this drops).
+  if (mode === 'connected' && pairsMode === 'explain') verified = spanningPairs(count, verified);
   const t3 = performance.now();
   progress('clustering', 0, 1);
-  const { clusterOf, count: clusterCount } = clusters(count, pairs, { mode });
+  const { clusterOf, count: repClusters } = clusters(count, verified, { mode });
+  const clusterCount = extendClusters(groups, clusterOf, repClusters);
+  const pairs = resultPairs(groups, verified, pairsMode, maxPairs);
   const t4 = performance.now();
   return {
     fingerprints,
     featureCounts,
     clusterOf,
     pairs,
-    candidates: found.a.length,
+    candidates: candidates.a.length,
     clusterCount,
     k,
     verify,

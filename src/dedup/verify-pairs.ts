@@ -1,11 +1,52 @@
 // The dedup pipeline's second stage: SimHash pairs within a generous k are candidates, kept only when the two
 // texts' word-shingle Jaccard reaches a threshold (measured in README "Quality": precision 1.000 and recall
-// 0.93–0.98 at k = 12, 64 bits, threshold 0.6). Shingle sets are built lazily, only for documents in a candidate
-// pair. Documents without words (shingle set empty) pair only with documents whose trimmed text is identical, so
-// "©", "%s" and "???" do not all fall into one cluster.
+// 0.93–0.98 at k = 12, 64 bits, threshold 0.6). The shingle sets are built in WebAssembly by the fingerprint
+// kernel's own word tokenizer and XXH3 shingle hashes (assembly/verify-pairs.ts), only for documents in a
+// candidate pair, a window of documents per call. Documents without words (shingle set empty) pair only with
+// documents whose trimmed text is identical, so "©", "%s" and "???" do not all fall into one cluster.
 import type { NearDuplicatePairs } from './join.js';
 import { show } from '../errors.js';
-import { shingleHashes } from './shingle-jaccard.js';
+import { Region, type Heap } from '../runtime/heap.js';
+import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { wasm, type Runtime } from '../runtime/wasm.js';
+import { forestJoin, forestRoot } from './forest.js';
+
+interface VerifyKernels {
+  buildShingleSets(
+    text: number,
+    offsets: number,
+    from: number,
+    count: number,
+    width: number,
+    scratch: number,
+    sets: number,
+    capacity: number,
+    starts: number,
+  ): number;
+  testShingleSets(
+    sets: number,
+    starts: number,
+    a: number,
+    b: number,
+    nPairs: number,
+    threshold: number,
+    flags: number,
+    forest: number,
+  ): void;
+}
+
+/** testShingleSets' flags: a pair of two documents without words; a pair already connected (not tested). */
+const BOTH_EMPTY = 2;
+const CONNECTED = 3;
+
+/**
+ * Text size (string lengths or bytes) of the documents sent to WebAssembly per window. A pair is tested only when
+ * both its documents are in one window, so a document in pairs of several windows is tokenized once per window:
+ * the candidates of a corpus up to this size take one window (measured: 8 MiB windows tokenized the bench's 25 MB
+ * corpus about 10 times over). Memory: the UTF-8 (1 to 3 bytes per string unit) plus the sets, about 1.3 bytes
+ * per byte of English text.
+ */
+export const VERIFY_WINDOW_BYTES = 32 << 20;
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
@@ -32,6 +73,10 @@ export function checkVerifyOptions(v: unknown): Required<VerifyOptions> {
 
 const decoder = new TextDecoder();
 
+export function textOf(t: string | Uint8Array): string {
+  return typeof t === 'string' ? t : decoder.decode(t);
+}
+
 /** The candidate pairs whose texts' shingle Jaccard is ≥ threshold (or that are identical wordless texts). */
 export function verifyPairs(
   texts: readonly (string | Uint8Array)[],
@@ -40,39 +85,204 @@ export function verifyPairs(
 ): NearDuplicatePairs {
   const options = checkVerifyOptions(verifyOptions);
   checkPairs(texts, candidates);
-  const sets = new Map<number, Float64Array>();
-  const text = (i: number): string => {
-    const t = texts[i]!;
-    return typeof t === 'string' ? t : decoder.decode(t);
+  return keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, options));
+}
+
+/** Per-heap memory of the verifier: one window's shingle sets, and its pairs with their flags (reused). */
+interface VerifyRegions {
+  sets: Region;
+  pairs: Region;
+  forest: Region;
+}
+const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
+function verifyRegions(heap: Heap): VerifyRegions {
+  let r = regionsByHeap.get(heap);
+  if (!r) regionsByHeap.set(heap, (r = { sets: new Region(heap), pairs: new Region(heap), forest: new Region(heap) }));
+  return r;
+}
+
+/**
+ * For each pair (a[p], b[p]) of documents of `texts`, 1 when its shingle Jaccard is ≥ threshold (or both texts
+ * are wordless and identical once trimmed), else 0. Pairs are taken in order; their documents go to WebAssembly
+ * a window of about `windowBytes` at a time, one call per window, so memory stays bounded whatever the corpus.
+ * With `forest` (a union-find over the texts, updated), a pair is kept only when it also joins two trees, in pair
+ * order (the spanningPairs rule), and a pair already connected is not tested.
+ */
+export function jaccardFlags(
+  texts: readonly (string | Uint8Array)[],
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Required<VerifyOptions>,
+  windowBytes = VERIFY_WINDOW_BYTES,
+  forest: Uint32Array | null = null,
+): Uint8Array {
+  const flags = new Uint8Array(a.length);
+  // Each document's index in the window, or -1 (reset after each window: O(window), not O(corpus)).
+  const local = new Int32Array(texts.length).fill(-1);
+  const members: number[] = [];
+  const pending: number[] = [];
+  let bytes = 0;
+  const rt = wasm();
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    runWindow(rt, texts, members, local, pending, a, b, options, flags, forest);
+    for (const d of members) local[d] = -1;
+    members.length = 0;
+    pending.length = 0;
+    bytes = 0;
   };
-  const setOf = (i: number): Float64Array => {
-    let s = sets.get(i);
-    if (!s) sets.set(i, (s = shingleHashes(text(i), options.width)));
-    return s;
+  const add = (d: number): void => {
+    if (local[d] !== -1) return;
+    local[d] = members.length;
+    members.push(d);
+    bytes += texts[d]!.length;
   };
-  const keep = new Uint8Array(candidates.a.length);
-  let kept = 0;
-  for (let p = 0; p < candidates.a.length; p++) {
-    const i = candidates.a[p]!;
-    const j = candidates.b[p]!;
-    // Exact copies (common in real corpora) need no shingles: Jaccard 1, or both wordless and identical.
-    if (candidates.distance[p] === 0 && texts[i] === texts[j]) {
-      keep[p] = 1;
-      kept++;
+  for (let p = 0; p < a.length; p++) {
+    const i = a[p]!;
+    const j = b[p]!;
+    // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
+    // (With a forest pairs are decided in order, so they wait for their window like the others.)
+    if (texts[i] === texts[j] && !forest) {
+      flags[p] = 1;
       continue;
     }
-    const si = setOf(i);
-    const sj = setOf(j);
-    const ok =
-      si.length === 0 || sj.length === 0
-        ? si.length === 0 && sj.length === 0 && text(i).trim() === text(j).trim()
-        : jaccardAtLeast(si, sj, options.threshold);
-    if (ok) {
-      keep[p] = 1;
-      kept++;
-    }
+    const more = (local[i] !== -1 ? 0 : texts[i]!.length) + (local[j] !== -1 ? 0 : texts[j]!.length);
+    if (pending.length > 0 && bytes + more > windowBytes) flush();
+    add(i);
+    add(j);
+    pending.push(p);
   }
-  return select(candidates, keep, kept);
+  flush();
+  return flags;
+}
+
+/** Where one window's sets lie: document d's at u64 index starts[d]..starts[d+1] from `sets` (byte pointers). */
+interface BuiltSets {
+  sets: number;
+  starts: number;
+}
+
+/**
+ * Builds the shingle sets of `docs` in WebAssembly memory. The set memory starts at about twice the text and
+ * grows (keeping what is built) when a document might not fit, so it never holds the worst case of one shingle
+ * per byte for every document at once.
+ */
+function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
+  const { heap } = rt;
+  const r = regions(rt);
+  const kernels = rt.kernels as unknown as VerifyKernels;
+  const count = docs.length;
+  const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs);
+  const scratch = r.scratch.reserve(2 * longest + 64);
+  const offsetBytes = align16((count + 1) * 4);
+  const work = r.work.reserve(2 * offsetBytes);
+  const starts = work + offsetBytes;
+  heap.u32.set(offsets, work >>> 2);
+  heap.u32[starts >>> 2] = 0;
+  const region = verifyRegions(heap).sets;
+  let capacity = Math.ceil(offsets[count]! / 4) + longest + count + 2;
+  let sets = region.reserve(capacity * 8);
+  let done = 0;
+  for (;;) {
+    done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts);
+    if (done === count) return { sets, starts };
+    const used = heap.u32[(starts >>> 2) + done]!;
+    capacity = Math.max(2 * capacity, used + longest + 2);
+    sets = region.reserve(capacity * 8, used * 8);
+  }
+}
+
+function runWindow(
+  rt: Runtime,
+  texts: readonly (string | Uint8Array)[],
+  members: readonly number[],
+  local: Int32Array,
+  pending: readonly number[],
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Required<VerifyOptions>,
+  flags: Uint8Array,
+  forest: Uint32Array | null,
+): void {
+  const { heap } = rt;
+  const { sets, starts } = buildSets(
+    rt,
+    members.map((d) => texts[d]!),
+    options.width,
+  );
+  const n = pending.length;
+  const pairBytes = align16(n * 4);
+  const qa = verifyRegions(heap).pairs.reserve(2 * pairBytes + align16(n));
+  const qb = qa + pairBytes;
+  const out = qb + pairBytes;
+  const u32 = heap.u32;
+  for (let q = 0; q < n; q++) {
+    const p = pending[q]!;
+    u32[(qa >>> 2) + q] = local[a[p]!]!;
+    u32[(qb >>> 2) + q] = local[b[p]!]!;
+  }
+  // The window's forest: documents connected by earlier windows start in one tree (the first of them as root).
+  let localForest = 0;
+  if (forest) {
+    localForest = verifyRegions(heap).forest.reserve(members.length * 4);
+    const byRoot = new Map<number, number>();
+    members.forEach((d, l) => {
+      const r = forestRoot(forest, d);
+      const first = byRoot.get(r);
+      if (first === undefined) byRoot.set(r, l);
+      heap.u32[(localForest >>> 2) + l] = first ?? l;
+    });
+  }
+  (rt.kernels as unknown as VerifyKernels).testShingleSets(
+    sets,
+    starts,
+    qa,
+    qb,
+    n,
+    options.threshold,
+    out,
+    localForest,
+  );
+  const result = heap.u8;
+  for (let q = 0; q < n; q++) {
+    const p = pending[q]!;
+    let flag = result[out + q]!;
+    if (flag === CONNECTED) flag = 0;
+    else if (flag === BOTH_EMPTY) flag = textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0;
+    // In order, as spanningPairs: the kernel skipped only pairs connected by pairs kept here too.
+    if (flag === 1 && forest && !forestJoin(forest, a[p]!, b[p]!)) flag = 0;
+    flags[p] = flag;
+  }
+}
+
+/**
+ * The sorted distinct shingle hashes of each text (the verifier's per-document sets), built in windows of about
+ * `windowBytes`: the exact verifier's data, for createVerifier and the evaluation.
+ */
+export function shingleSets(
+  texts: readonly (string | Uint8Array)[],
+  width: number,
+  windowBytes = VERIFY_WINDOW_BYTES,
+): BigUint64Array[] {
+  const rt = wasm();
+  const out: BigUint64Array[] = [];
+  let first = 0;
+  while (first < texts.length) {
+    let last = first;
+    let bytes = 0;
+    do bytes += texts[last++]!.length;
+    while (last < texts.length && bytes + texts[last]!.length <= windowBytes);
+    const { sets, starts } = buildSets(rt, texts.slice(first, last), width);
+    const u32 = rt.heap.u32;
+    const u64 = rt.heap.u64;
+    for (let d = 0; d < last - first; d++) {
+      const s = u32[(starts >>> 2) + d]!;
+      const e = u32[(starts >>> 2) + d + 1]!;
+      out.push(u64.slice((sets >>> 3) + s, (sets >>> 3) + e));
+    }
+    first = last;
+  }
+  return out;
 }
 
 /**
@@ -91,7 +301,6 @@ export function dropFeaturelessPairs(
     );
   }
   const keep = new Uint8Array(candidates.a.length);
-  let kept = 0;
   for (let p = 0; p < candidates.a.length; p++) {
     const i = candidates.a[p]!;
     const j = candidates.b[p]!;
@@ -101,43 +310,11 @@ export function dropFeaturelessPairs(
     if (ci === 0 && cj === 0) {
       const ti = texts[i]!;
       const tj = texts[j]!;
-      ok =
-        (typeof ti === 'string' ? ti : decoder.decode(ti)).trim() ===
-        (typeof tj === 'string' ? tj : decoder.decode(tj)).trim();
+      ok = textOf(ti).trim() === textOf(tj).trim();
     }
-    if (ok) {
-      keep[p] = 1;
-      kept++;
-    }
+    if (ok) keep[p] = 1;
   }
-  return select(candidates, keep, kept);
-}
-
-/**
- * Whether the Jaccard similarity of two sorted sets is ≥ t (the same answer as computing it in full): J ≥ t needs
- * common ≥ t·(|A| + |B|) / (1 + t), so the merge gives up once the elements left cannot reach that (the size filter
- * is the case of an empty merge), and accepts as soon as the common count found so far already gives J ≥ t
- * (J = c / (|A| + |B| − c) only grows with c).
- */
-export function jaccardAtLeast(a: Float64Array, b: Float64Array, t: number): boolean {
-  const total = a.length + b.length;
-  const needed = Math.ceil((t * total) / (1 + t) - 1e-9); // never above the exact bound
-  let i = 0;
-  let j = 0;
-  let common = 0;
-  while (i < a.length && j < b.length) {
-    if (common + Math.min(a.length - i, b.length - j) < needed) return false;
-    const x = a[i]!;
-    const y = b[j]!;
-    if (x === y) {
-      common++;
-      i++;
-      j++;
-      if (common >= needed && common / (total - common) >= t) return true;
-    } else if (x < y) i++;
-    else j++;
-  }
-  return common / (total - common) >= t;
+  return keepFlagged(candidates, keep);
 }
 
 function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicatePairs): void {
@@ -169,18 +346,20 @@ function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicat
   }
 }
 
-function select(pairs: NearDuplicatePairs, keep: Uint8Array, kept: number): NearDuplicatePairs {
+/** The pairs whose flag is set, in order (the pairs themselves when every flag is). */
+export function keepFlagged(pairs: NearDuplicatePairs, flags: Uint8Array): NearDuplicatePairs {
+  let kept = 0;
+  for (let p = 0; p < flags.length; p++) kept += flags[p]!;
   if (kept === pairs.a.length) return pairs;
   const a = new Uint32Array(kept);
   const b = new Uint32Array(kept);
   const distance = new Uint8Array(kept);
   let q = 0;
-  for (let p = 0; p < keep.length; p++) {
-    if (!keep[p]) continue;
+  for (let p = 0; p < flags.length; p++) {
+    if (!flags[p]) continue;
     a[q] = pairs.a[p]!;
     b[q] = pairs.b[p]!;
-    distance[q] = pairs.distance[p]!;
-    q++;
+    distance[q++] = pairs.distance[p]!;
   }
   return { a, b, distance };
 }

@@ -1,7 +1,7 @@
 // Exact ground truth: every pair of documents whose word-shingle sets have Jaccard similarity >= a threshold,
 // found without comparing all pairs (an all-pairs set-similarity join with prefix and size filtering) and then
 // verified exactly. Shingles are interned to integers, so nothing here is approximate.
-import { jaccardSorted, shingles } from '../dedup/shingle-jaccard.js';
+import { jaccardSorted, shinglesOfWords, wordsOf } from '../dedup/shingle-jaccard.js';
 
 /** A similar pair, a < b, with its exact Jaccard similarity. */
 export interface SimilarPair {
@@ -13,8 +13,8 @@ export interface SimilarPair {
 /** Each document's distinct shingles as sorted integer ids (ids shared across the corpus). */
 export function shingleSets(texts: readonly string[], width = 3): Uint32Array[] {
   const ids = new Map<string, number>();
-  return texts.map((text) => {
-    const set = shingles(text, width);
+  return wordsOf(texts).map((words) => {
+    const set = shinglesOfWords(words, width);
     const out = new Uint32Array(set.size);
     let i = 0;
     for (const s of set) {

@@ -393,7 +393,7 @@ offerTasks({
 });
 
 /** Whether a plan's kernel reads texts as strings (JavaScript tokenizes or normalizes them, or the preset wants them). */
-function readsStrings(plan: Plan): boolean {
+export function readsStrings(plan: Plan): boolean {
   return plan.mode < 0 || plan.normalize !== false || PRESETS[plan.preset].textsAsStrings;
 }
 

@@ -135,6 +135,26 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     ).toEqual([{ a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0 }]);
   });
 
+  it('--pairs lists the pairs that explain the clusters; --all-pairs every pair', () => {
+    const copies = path.join(dir, 'copies');
+    fs.mkdirSync(copies);
+    for (const name of ['1.txt', '2.txt', '3.txt']) fs.writeFileSync(path.join(copies, name), 'one text three times');
+    const lines = (r: { stdout: string }) =>
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    const at = (name: string) => path.join(copies, name);
+    expect(lines(run(['dedup', '--pairs', copies]))).toEqual([
+      { a: at('1.txt'), b: at('2.txt'), distance: 0 },
+      { a: at('1.txt'), b: at('3.txt'), distance: 0 },
+    ]);
+    expect(lines(run(['dedup', '--pairs', '--all-pairs', copies]))).toHaveLength(3);
+    const bad = run(['dedup', '--all-pairs', copies]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--all-pairs prints pairs: add --pairs/);
+  });
+
   it('reads JSON Lines, reports bad lines with file and line, and stops on them with --strict', () => {
     const file = path.join(dir, 'corpus.jsonl');
     const r = run(['dedup', '--jsonl', '--field', 'body', '--k', String(K), file]);

@@ -318,7 +318,7 @@ describe('dedup', () => {
 
   it('finds duplicates, clusters them under the first document, and reports timings', () => {
     // The edited copy (3) is 12 bits from the original: k = 12 is the boundary that must find it.
-    const r = dedup(texts, { k: 12 });
+    const r = dedup(texts, { k: 12, pairs: 'all' });
     expect(r.fingerprints).toEqual(simhashMany(texts));
     expect(r.clusterOf[0]).toBe(0);
     expect(r.clusterOf[2]).toBe(0);
@@ -328,6 +328,8 @@ describe('dedup', () => {
     expect(r.clusterCount).toBe(new Set(r.clusterOf).size);
     expect(asStrings(r.pairs)).toEqual(bruteForce(r.fingerprints, 12, 64));
     expect(r.timings.total).toBeGreaterThanOrEqual(r.timings.join);
+    // The default lists the pairs that explain the clusters: the copy (2) with its first (0), then 0 with 3.
+    expect(asStrings(dedup(texts, { k: 12 }).pairs)).toEqual(['0,2,0', '0,3,12']);
   });
 
   it('passes bits and tokenizer options through to simhash', () => {

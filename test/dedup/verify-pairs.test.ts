@@ -1,17 +1,167 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
-import { jaccardSorted, shingles } from '../../src/dedup/shingle-jaccard.js';
-import { jaccardAtLeast } from '../../src/dedup/verify-pairs.js';
+import { VERIFY_WINDOW_BYTES, jaccardFlags, keepFlagged, shingleSets } from '../../src/dedup/verify-pairs.js';
+import { spanningPairs } from '../../src/dedup/dedup-groups.js';
+import { newForest } from '../../src/dedup/forest.js';
+import { loadReference, randomDocument, rng, wordList } from '../reference.js';
+import { wordsOf } from '../../src/dedup/shingle-jaccard.js';
+import { families, refCounts, refKeep, refSet } from './jaccard-reference.js';
 
-function jaccard(x: string, y: string): number {
-  const a = shingles(x);
-  const b = shingles(y);
-  if (a.size === 0 || b.size === 0) return 0;
-  let common = 0;
-  for (const s of a) if (b.has(s)) common++;
-  return common / (a.size + b.size - common);
+beforeAll(loadReference);
+
+function allPairs(n: number): { a: Uint32Array; b: Uint32Array } {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      a.push(i);
+      b.push(j);
+    }
+  return { a: Uint32Array.from(a), b: Uint32Array.from(b) };
 }
+
+describe('verification in WebAssembly against the plain reference', () => {
+  it("the kernel's words (shingle-jaccard.ts wordsOf) are the reference's words", () => {
+    const next = rng(51);
+    const texts = Array.from({ length: 400 }, () => randomDocument(next, 20));
+    const got = wordsOf(texts);
+    texts.forEach((t, i) => {
+      expect(got[i], JSON.stringify(t)).toEqual(wordList(t, true).map((w) => w.join('')));
+    });
+  });
+
+  it('shingle sets are the reference shingle hashes, sorted and distinct, for widths 1-5 and 64', () => {
+    const texts = families(11, 120, 14);
+    texts.push('', '©', '%s ???', 'one', 'one two', '中文');
+    for (const width of [1, 2, 3, 4, 5, 64]) {
+      const sets = shingleSets(texts, width);
+      texts.forEach((t, i) => {
+        const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+        expect([...sets[i]!], `width ${width}: ${JSON.stringify(t)}`).toEqual(expected);
+      });
+    }
+  });
+
+  it('dense texts (a distinct shingle per 3 bytes) outgrow the first set memory: sets are still exact', () => {
+    const next = rng(61);
+    // Han characters are words of their own: 1000 words in 3000 bytes, nearly all shingles distinct.
+    const texts = Array.from({ length: 40 }, () =>
+      String.fromCodePoint(...Array.from({ length: 1000 }, () => 0x4e00 + Math.floor(next() * 20000))),
+    );
+    for (const width of [1, 3]) {
+      const sets = shingleSets(texts, width);
+      texts.forEach((t, i) => {
+        const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+        expect([...sets[i]!], `width ${width}`).toEqual(expected);
+      });
+    }
+    expect(shingleSets(texts, 3).reduce((n, s) => n + s.length, 0)).toBeGreaterThan(35000); // past the first 33,042
+  });
+
+  it('flags equal the reference rule on seeded multilingual pairs, widths 1-5, several thresholds', () => {
+    for (const [seed, width] of [
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 4],
+      [5, 5],
+    ] as const) {
+      const texts = families(seed, 40, 10);
+      const { a, b } = allPairs(texts.length);
+      for (const t of [0.2, 0.5, 0.6, 0.9, 1]) {
+        const flags = jaccardFlags(texts, a, b, { threshold: t, width });
+        for (let p = 0; p < a.length; p++) {
+          const [x, y] = [texts[a[p]!]!, texts[b[p]!]!];
+          expect(flags[p], `w ${width} t ${t}: ${JSON.stringify(x)} | ${JSON.stringify(y)}`).toBe(
+            refKeep(x, y, width, t) ? 1 : 0,
+          );
+        }
+      }
+    }
+  });
+
+  it('a pair whose Jaccard equals the threshold exactly is kept; just above it, dropped', () => {
+    const texts = families(21, 60, 12);
+    const { a, b } = allPairs(texts.length);
+    let boundaries = 0;
+    for (let p = 0; p < a.length; p++) {
+      const [x, y] = [texts[a[p]!]!, texts[b[p]!]!];
+      const [common, union] = refCounts(x, y);
+      if (common === 0 || common === union) continue;
+      const j = common / union;
+      const one = { a: Uint32Array.of(a[p]!), b: Uint32Array.of(b[p]!) };
+      expect(jaccardFlags(texts, one.a, one.b, { threshold: j, width: 3 })[0], `${x} | ${y}`).toBe(1);
+      const above = j + Number.EPSILON * 2;
+      expect(jaccardFlags(texts, one.a, one.b, { threshold: above, width: 3 })[0], `${x} | ${y}`).toBe(0);
+      boundaries++;
+    }
+    expect(boundaries).toBeGreaterThan(20);
+    // Hand-made: 3 of 5 shingles in common (J = 0.6 exactly, the default threshold).
+    const s = ['a b c d e f', 'a b c d e x'];
+    expect(refCounts(s[0]!, s[1]!)).toEqual([3, 5]);
+    expect(verifyPairs(s, { a: Uint32Array.of(0), b: Uint32Array.of(1), distance: Uint8Array.of(1) }).a).toEqual(
+      Uint32Array.of(0),
+    );
+  });
+
+  it('empty and wordless documents: no shingles; kept only with a trimmed-identical wordless text', () => {
+    const texts = ['', '©', ' © ', '%s', '???', '', 'word', new TextEncoder().encode(' © '), new Uint8Array([0xff])];
+    const { a, b } = allPairs(texts.length);
+    const flags = jaccardFlags(texts, a, b, { threshold: 0.6, width: 3 });
+    for (let p = 0; p < a.length; p++) {
+      expect(flags[p], `${a[p]} ${b[p]}`).toBe(refKeep(texts[a[p]!]!, texts[b[p]!]!, 3, 0.6) ? 1 : 0);
+    }
+    expect(shingleSets(texts, 3).map((s) => s.length)).toEqual([0, 0, 0, 1, 0, 0, 1, 0, 0]); // '%s' has the word s
+  });
+
+  it('batches larger than one window give the same flags as one window, and bytes as strings', () => {
+    const texts = families(31, 150, 30);
+    const bytes = texts.map((t) => new TextEncoder().encode(t));
+    const next = rng(32);
+    const a = Uint32Array.from({ length: 3000 }, () => Math.floor(next() * texts.length));
+    const b = Uint32Array.from({ length: 3000 }, () => Math.floor(next() * texts.length));
+    const options = { threshold: 0.5, width: 3 };
+    const whole = jaccardFlags(texts, a, b, options);
+    for (const window of [1, 100, 2000]) {
+      expect(jaccardFlags(texts, a, b, options, window)).toEqual(whole);
+      expect(jaccardFlags(bytes, a, b, options, window)).toEqual(whole);
+    }
+    for (let p = 0; p < a.length; p += 7) expect(whole[p]).toBe(refKeep(texts[a[p]!]!, texts[b[p]!]!, 3, 0.5) ? 1 : 0);
+  });
+
+  it('with a forest, the kept pairs are the spanning forest of the verified pairs, in any windows', () => {
+    const texts = families(71, 160, 12);
+    const { a, b } = allPairs(texts.length);
+    const options = { threshold: 0.5, width: 3 };
+    const all = jaccardFlags(texts, a, b, options);
+    const pairs = { a, b, distance: new Uint8Array(a.length) };
+    const want = spanningPairs(texts.length, keepFlagged(pairs, all));
+    expect(want.a.length).toBeGreaterThan(20);
+    for (const window of [VERIFY_WINDOW_BYTES, 300, 1]) {
+      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, newForest(texts.length)));
+      expect(Array.from(got.a), `window ${window}`).toEqual(Array.from(want.a));
+      expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
+    }
+  });
+
+  it('dedup verifies with word shingles whatever tokenizer fingerprints', () => {
+    const texts = families(41, 120, 12);
+    for (const tokenizer of ['shingles', 'words', 'whitespace', 'ngrams', 'segmenter'] as const) {
+      const r = dedup(texts, { tokenizer, k: 20, pairs: 'all' });
+      const found = findNearDuplicates(r.fingerprints, { k: 20 });
+      const expected: string[] = [];
+      for (let p = 0; p < found.a.length; p++) {
+        const [i, j] = [found.a[p]!, found.b[p]!];
+        if (refKeep(texts[i]!, texts[j]!, 3, 0.6)) expected.push(`${i},${j}`);
+      }
+      expect(
+        Array.from(r.pairs.a, (x, p) => `${x},${r.pairs.b[p]}`),
+        tokenizer,
+      ).toEqual(expected);
+    }
+  });
+});
 
 const sample = fs
   .readFileSync(new URL('../../data/sample/licenses.jsonl', import.meta.url), 'utf8')
@@ -30,8 +180,8 @@ describe('verification of candidate pairs', () => {
       const expected: string[] = [];
       for (let p = 0; p < candidates.a.length; p++) {
         const [i, j] = [candidates.a[p]!, candidates.b[p]!];
-        const wordless = shingles(sample[i]!).size === 0 && shingles(sample[j]!).size === 0;
-        if (wordless ? sample[i]!.trim() === sample[j]!.trim() : jaccard(sample[i]!, sample[j]!) >= threshold)
+        const wordless = refSet(sample[i]!).size === 0 && refSet(sample[j]!).size === 0;
+        if (wordless ? sample[i]!.trim() === sample[j]!.trim() : refKeep(sample[i]!, sample[j]!, 3, threshold))
           expected.push(`${i},${j},${candidates.distance[p]}`);
       }
       const got = Array.from(kept.a, (a, p) => `${a},${kept.b[p]},${kept.distance[p]}`);
@@ -69,7 +219,7 @@ describe('verification of candidate pairs', () => {
     expect(r.candidates).toBeGreaterThanOrEqual(r.pairs.a.length);
     for (let p = 0; p < r.pairs.a.length; p++) {
       const [i, j] = [r.pairs.a[p]!, r.pairs.b[p]!];
-      expect(jaccard(sample[i]!, sample[j]!), `${i} ${j}`).toBeGreaterThanOrEqual(0.6);
+      expect(refKeep(sample[i]!, sample[j]!, 3, 0.6), `${i} ${j}`).toBe(true);
     }
   });
 
@@ -88,23 +238,5 @@ describe('verification of candidate pairs', () => {
         new Float64Array(1),
       ),
     ).toThrow(TypeError);
-  });
-});
-
-describe('jaccardAtLeast', () => {
-  it('answers exactly as the full Jaccard computation on random sorted sets', () => {
-    let x = 7;
-    const next = () => (x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32;
-    const set = (n: number, range: number) =>
-      Float64Array.from(new Set(Array.from({ length: n }, () => Math.floor(next() * range)))).sort();
-    for (let trial = 0; trial < 3000; trial++) {
-      const range = 5 + Math.floor(next() * 200);
-      const a = set(Math.floor(next() * 60), range);
-      const b = set(Math.floor(next() * 60), range);
-      const t = [0.1, 0.25, 0.5, 0.6, 2 / 3, 0.8, 1][trial % 7]!;
-      expect(jaccardAtLeast(a, b, t), `${a} | ${b} | ${t}`).toBe(
-        jaccardSorted(a, b) >= t && a.length > 0 && b.length > 0,
-      );
-    }
   });
 });

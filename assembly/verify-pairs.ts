@@ -1,0 +1,198 @@
+// Verification of candidate pairs: each document's sorted distinct set of word-shingle hashes, built by the
+// fingerprint kernel's own tokenizer and XXH3 shingle values (tokenize.ts in collect mode), and the Jaccard test
+// of each pair by a merge over two sets. A window of documents per call (src/dedup/verify-pairs.ts): its sets
+// are built (again from where the set memory ran out, once it has grown), then all its pairs are tested.
+import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
+import { beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens } from './tokenize';
+
+/** Pair flag: both shingle sets are empty (wordless texts); the caller compares the trimmed texts. */
+// @ts-ignore: decorator
+@inline const BOTH_EMPTY: u8 = 2;
+
+/**
+ * Builds the shingle sets of documents from..count-1 (UTF-8 at `text`, document d spanning offsets[d]..offsets[d+1],
+ * u32) at `sets` (capacity `capacity` u64), document d's at sets[starts[d]..starts[d+1]) (u32, written here; starts[0]
+ * is 0 and starts[from] must be set). A document takes at most one shingle per byte, or one when it is shorter, so
+ * a document is started only when that much room is left. Returns the first document not built (count when all
+ * were): the caller grows `sets` and calls again from there. `scratch` holds 2 * (longest document) + 16 bytes.
+ */
+export function buildShingleSets(
+  text: usize, offsets: usize, from: i32, count: i32, width: i32, scratch: usize, sets: usize, capacity: u32,
+  starts: usize
+): i32 {
+  let at = load<u32>(starts + (<usize>from << 2));
+  for (let d = from; d < count; d++) {
+    let a = load<u32>(offsets + (<usize>d << 2));
+    let b = load<u32>(offsets + (<usize>d << 2), 4);
+    if (<u64>at + <u64>(b - a) + 1 > <u64>capacity) return d;
+    let out = sets + (<usize>at << 3);
+    at += <u32>distinctSorted(out, shinglesOf(text + <usize>a, text + <usize>b, width, scratch, out));
+    store<u32>(starts + (<usize>(d + 1) << 2), at);
+  }
+  return count;
+}
+
+/** Pair flag: not tested, its documents were connected by the pairs kept before it (testShingleSets' forest). */
+// @ts-ignore: decorator
+@inline const CONNECTED: u8 = 3;
+
+/** Stores the shingle hashes of the text [p, end) at `out` (unsorted, repeats kept); returns how many. */
+// @ts-ignore: decorator
+@noinline function shinglesOf(p: usize, end: usize, width: i32, scratch: usize, out: usize): i32 {
+  collectShingles(out);
+  beginTokens(64, MODE_SHINGLES, width);
+  wordTokens(p, end, scratch);
+  endTokens();
+  let n = collectedShingles();
+  collectShingles(0);
+  return n;
+}
+
+/**
+ * Tests `nPairs` pairs of built sets (document indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is
+ * 1 (kept), 0, or BOTH_EMPTY. With `forest` (a union-find parent per document, u32; 0 for none), a pair whose
+ * documents are already connected by the pairs kept before it is not tested (CONNECTED), and a kept pair joins
+ * its documents: the kept pairs are then a spanning forest of the clusters, in pair order.
+ */
+export function testShingleSets(
+  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize, forest: usize
+): void {
+  for (let q = 0; q < nPairs; q++) {
+    let i = <usize>load<u32>(a + (<usize>q << 2));
+    let j = <usize>load<u32>(b + (<usize>q << 2));
+    let ri: usize = 0, rj: usize = 0;
+    if (forest != 0) {
+      ri = root(forest, i);
+      rj = root(forest, j);
+      if (ri == rj) {
+        store<u8>(flags + <usize>q, CONNECTED);
+        continue;
+      }
+    }
+    let si = load<u32>(starts + (i << 2));
+    let ni = <i32>(load<u32>(starts + (i << 2), 4) - si);
+    let sj = load<u32>(starts + (j << 2));
+    let nj = <i32>(load<u32>(starts + (j << 2), 4) - sj);
+    let flag: u8;
+    if (ni == 0 || nj == 0) flag = ni == 0 && nj == 0 ? BOTH_EMPTY : 0;
+    else flag = jaccardAtLeast(sets + (<usize>si << 3), ni, sets + (<usize>sj << 3), nj, threshold) ? 1 : 0;
+    // BOTH_EMPTY is decided by the caller (trimmed texts): it joins nothing here.
+    if (flag == 1 && forest != 0) store<u32>(forest + (max(ri, rj) << 2), <u32>min(ri, rj));
+    store<u8>(flags + <usize>q, flag);
+  }
+}
+
+/** The root of x in a union-find forest of u32 parents, halving the path on the way. */
+function root(forest: usize, x: usize): usize {
+  let up = <usize>load<u32>(forest + (x << 2));
+  while (up != x) {
+    let upper = <usize>load<u32>(forest + (up << 2));
+    store<u32>(forest + (x << 2), <u32>upper);
+    x = upper;
+    up = <usize>load<u32>(forest + (x << 2));
+  }
+  return x;
+}
+
+/**
+ * The words of each of `count` documents (as in buildShingleSets), case-folded UTF-8 each followed by a space, back to
+ * back at `out` (3 * offsets[count] bytes suffice: folding at most doubles a word, plus one space per word);
+ * document d's end goes to ends[d] (u32, from `out`). `shingles` holds (longest document + 1) u64 of scratch.
+ */
+export function documentWords(
+  text: usize, offsets: usize, count: i32, scratch: usize, shingles: usize, out: usize, ends: usize
+): void {
+  let at = out;
+  for (let d = 0; d < count; d++) {
+    let p = text + <usize>load<u32>(offsets + (<usize>d << 2));
+    let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
+    collectWords(at);
+    shinglesOf(p, end, 1, scratch, shingles);
+    at = collectWords(0);
+    store<u32>(ends + (<usize>d << 2), <u32>(at - out));
+  }
+}
+
+/**
+ * Whether the Jaccard similarity of two sorted distinct sets is >= t (the same answer as computing it in full):
+ * J >= t needs common >= t(|A| + |B|) / (1 + t), so the merge gives up once the elements left cannot reach that
+ * (the size filter is the case of an empty merge), and accepts as soon as the common count found so far gives
+ * J >= t (J = c / (|A| + |B| - c) only grows with c).
+ */
+function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
+  let total = nx + ny;
+  let needed = <i32>Math.ceil((t * <f64>total) / (1 + t) - 1e-9); // never above the exact bound
+  let i = 0, j = 0, common = 0;
+  while (i < nx && j < ny) {
+    if (common + min(nx - i, ny - j) < needed) return false;
+    if (common >= needed && <f64>common / <f64>(total - common) >= t) return true;
+    // A block of branchless merge steps (a step advances i, j or both, so neither runs out within the block):
+    // equal and unequal hashes alternate unpredictably, and a branch per step cost more than the steps.
+    let steps = min(32, min(nx - i, ny - j));
+    for (let s = 0; s < steps; s++) {
+      let u = load<u64>(x + (<usize>i << 3));
+      let v = load<u64>(y + (<usize>j << 3));
+      common += <i32>(u == v);
+      i += <i32>(u <= v);
+      j += <i32>(v <= u);
+    }
+  }
+  return <f64>common / <f64>(total - common) >= t;
+}
+
+/** Sorts n u64 at p and drops repeats; returns how many distinct values are left at p. */
+function distinctSorted(p: usize, n: i32): i32 {
+  if (n < 2) return n;
+  sortU64(p, 0, n - 1);
+  let kept = 1;
+  let last = load<u64>(p);
+  for (let i = 1; i < n; i++) {
+    let v = load<u64>(p + (<usize>i << 3));
+    if (v != last) {
+      store<u64>(p + (<usize>kept << 3), v);
+      kept++;
+      last = v;
+    }
+  }
+  return kept;
+}
+
+/**
+ * Quicksort of p[lo..hi] (inclusive): Hoare partition around the median of three, which splits runs of equal
+ * values evenly (repeated shingles); the smaller side recurses, so the depth is O(log n); short ranges by insertion.
+ */
+function sortU64(p: usize, lo: i32, hi: i32): void {
+  while (hi - lo > 16) {
+    let mid = lo + ((hi - lo) >> 1);
+    let x = load<u64>(p + (<usize>lo << 3));
+    let y = load<u64>(p + (<usize>mid << 3));
+    let z = load<u64>(p + (<usize>hi << 3));
+    let pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    let i = lo - 1, j = hi + 1;
+    for (;;) {
+      do i++; while (load<u64>(p + (<usize>i << 3)) < pivot);
+      do j--; while (load<u64>(p + (<usize>j << 3)) > pivot);
+      if (i >= j) break;
+      let t = load<u64>(p + (<usize>i << 3));
+      store<u64>(p + (<usize>i << 3), load<u64>(p + (<usize>j << 3)));
+      store<u64>(p + (<usize>j << 3), t);
+    }
+    // [lo, j] <= pivot <= [j + 1, hi]
+    if (j - lo < hi - j) {
+      sortU64(p, lo, j);
+      lo = j + 1;
+    } else {
+      sortU64(p, j + 1, hi);
+      hi = j;
+    }
+  }
+  for (let i = lo + 1; i <= hi; i++) {
+    let v = load<u64>(p + (<usize>i << 3));
+    let k = i - 1;
+    while (k >= lo && load<u64>(p + (<usize>k << 3)) > v) {
+      store<u64>(p + (<usize>(k + 1) << 3), load<u64>(p + (<usize>k << 3)));
+      k--;
+    }
+    store<u64>(p + (<usize>(k + 1) << 3), v);
+  }
+}

@@ -1,0 +1,282 @@
+// Groups of documents that dedup treats as one (exact copies, identical fingerprints, wordless texts equal once
+// trimmed) as compressed rows, and the pairs they stand for. Everything here is linear in the number of documents
+// plus the pairs produced: a group of g documents costs O(g), never O(g²), unless every pair is asked for.
+import { firstOfEqual } from './exact-copies.js';
+import type { NearDuplicatePairs } from './join.js';
+import { keepFlagged } from './verify-pairs.js';
+import { forestJoin, newForest } from './forest.js';
+
+/** Members of each group in rows: group q holds members[start[q]..start[q + 1]), ascending. */
+export interface Rows {
+  start: Uint32Array;
+  members: Uint32Array;
+}
+
+/** Rows of the groups given by `groupOf` (each element's group number, 0..groups-1), members in index order. */
+export function rowsOf(groupOf: Uint32Array, groups: number): Rows {
+  const start = new Uint32Array(groups + 1);
+  for (let i = 0; i < groupOf.length; i++) start[groupOf[i]! + 1]!++;
+  for (let q = 0; q < groups; q++) start[q + 1]! += start[q]!;
+  const fill = start.slice(0, groups);
+  const members = new Uint32Array(groupOf.length);
+  for (let i = 0; i < groupOf.length; i++) members[fill[groupOf[i]!]!++] = i;
+  return { start, members };
+}
+
+/** Pairs of documents within the groups: Σ g(g − 1)/2 (a number, exact up to 2^53). */
+export function pairsWithin(rows: Rows): number {
+  let total = 0;
+  for (let q = 0; q + 1 < rows.start.length; q++) {
+    const g = rows.start[q + 1]! - rows.start[q]!;
+    total += (g * (g - 1)) / 2;
+  }
+  return total;
+}
+
+/** Pairs of documents across the given pairs of groups: Σ |G(a)|·|G(b)|. */
+export function pairsAcross(rows: Rows, ga: Uint32Array, gb: Uint32Array): number {
+  let total = 0;
+  for (let p = 0; p < ga.length; p++) total += size(rows, ga[p]!) * size(rows, gb[p]!);
+  return total;
+}
+
+function size(rows: Rows, q: number): number {
+  return rows.start[q + 1]! - rows.start[q]!;
+}
+
+/**
+ * Every pair of documents of `rows` that the group pairs (ga, gb, distance) and the groups themselves stand for:
+ * all pairs inside a group (with `within` as their distance) and all pairs across each group pair, `total` of them
+ * (counted by the caller with pairsWithin + pairsAcross, before this allocates). Unsorted; a < b in each pair.
+ */
+export function expandPairs(
+  rows: Rows,
+  ga: Uint32Array,
+  gb: Uint32Array,
+  distance: Uint8Array,
+  total: number,
+  within = 0,
+): NearDuplicatePairs {
+  const a = new Uint32Array(total);
+  const b = new Uint32Array(total);
+  const d = new Uint8Array(total);
+  const { start, members } = rows;
+  let q = 0;
+  for (let g = 0; g + 1 < start.length; g++) {
+    for (let x = start[g]!; x < start[g + 1]!; x++) {
+      for (let y = x + 1; y < start[g + 1]!; y++) {
+        a[q] = members[x]!;
+        b[q] = members[y]!;
+        d[q++] = within;
+      }
+    }
+  }
+  for (let p = 0; p < ga.length; p++) {
+    const g1 = ga[p]!;
+    const g2 = gb[p]!;
+    for (let x = start[g1]!; x < start[g1 + 1]!; x++) {
+      for (let y = start[g2]!; y < start[g2 + 1]!; y++) {
+        const u = members[x]!;
+        const v = members[y]!;
+        a[q] = Math.min(u, v);
+        b[q] = Math.max(u, v);
+        d[q++] = distance[p]!;
+      }
+    }
+  }
+  return { a, b, distance: d };
+}
+
+/** The pairs ordered by (a, b), for n documents: a counting sort by a, then each run sorted by b. O(n + p log p). */
+export function sortPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
+  const { a, b, distance } = pairs;
+  const start = new Uint32Array(n + 1);
+  for (let p = 0; p < a.length; p++) start[a[p]! + 1]!++;
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, n);
+  // b and the distance sort together: pack them as b * 256 + distance (b < 2^32: exact in a double).
+  const keys = new Float64Array(a.length);
+  for (let p = 0; p < a.length; p++) keys[fill[a[p]!]!++] = b[p]! * 256 + distance[p]!;
+  const out = { a: new Uint32Array(a.length), b: new Uint32Array(a.length), distance: new Uint8Array(a.length) };
+  for (let i = 0; i < n; i++) {
+    const s = start[i]!;
+    const e = start[i + 1]!;
+    if (e - s > 1) keys.subarray(s, e).sort();
+    for (let p = s; p < e; p++) {
+      out.a[p] = i;
+      out.b[p] = Math.floor(keys[p]! / 256);
+      out.distance[p] = keys[p]! % 256;
+    }
+  }
+  return out;
+}
+
+/**
+ * The most candidate pairs of distinct texts dedup checks, and the most pairs a join returns: each costs about 33
+ * bytes of WebAssembly memory on the way (pair keys as the walk grows them, the sort, the unpacked arrays).
+ */
+export const MAX_JOIN_PAIRS = 2 ** 27;
+
+/** How dedup sees a corpus once exact copies and identical fingerprints are grouped. */
+export interface Collapsed {
+  /** Each document's group representative: the first exact copy, or the first wordless text equal once trimmed. */
+  rep: Uint32Array;
+  /** Each document's group number; groups in the order of their representatives. */
+  groupOfDoc: Uint32Array;
+  docGroups: Rows;
+  /** Pairs inside the groups (each verified by what grouped it). */
+  within: number;
+  /** The representatives that go to the join (those with features, or all when wordless ones need checking). */
+  joined: Uint32Array;
+  /** Groups of `joined` (by position) with identical fingerprints, and each group's fingerprint. */
+  fpGroups: Rows;
+  distinctFps: BigUint64Array;
+}
+
+/**
+ * Groups the documents: `copyOf[i]` is the first exact copy of document i; `trimKey(i)`, when given, is the
+ * trimmed text (or a key of it) of a featureless document, which then pairs only with equal keys and stays out of
+ * the join. Copies take their representative's fingerprint and feature count (written into the arrays).
+ */
+export function collapse(
+  fingerprints: BigUint64Array,
+  featureCounts: Float64Array,
+  copyOf: Uint32Array,
+  words: 1 | 2,
+  trimKey: ((i: number) => string) | null,
+): Collapsed {
+  const n = copyOf.length;
+  const rep = copyOf.slice();
+  const joinedList: number[] = [];
+  const byKey = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const r = rep[i]!;
+    if (r !== i) {
+      featureCounts[i] = featureCounts[r]!;
+      fingerprints[i * words] = fingerprints[r * words]!;
+      if (words === 2) fingerprints[i * words + 1] = fingerprints[r * words + 1]!;
+      rep[i] = rep[r]!; // r < i: already final
+    } else if (trimKey && featureCounts[i] === 0) {
+      const key = trimKey(i);
+      const first = byKey.get(key);
+      if (first === undefined) byKey.set(key, i);
+      else rep[i] = first;
+    } else joinedList.push(i);
+  }
+  const groupOfDoc = new Uint32Array(n);
+  let groups = 0;
+  for (let i = 0; i < n; i++) groupOfDoc[i] = rep[i] === i ? groups++ : groupOfDoc[rep[i]!]!;
+  const docGroups = rowsOf(groupOfDoc, groups);
+  const joined = Uint32Array.from(joinedList);
+  const joinedFps = new BigUint64Array(joined.length * words);
+  for (let q = 0; q < joined.length; q++) {
+    joinedFps[q * words] = fingerprints[joined[q]! * words]!;
+    if (words === 2) joinedFps[q * words + 1] = fingerprints[joined[q]! * words + 1]!;
+  }
+  const fpFirst = firstOfEqual(joinedFps, words);
+  const fpGroupOf = new Uint32Array(joined.length);
+  const fpRep: number[] = [];
+  for (let q = 0; q < joined.length; q++) {
+    if (fpFirst[q] === q) {
+      fpGroupOf[q] = fpRep.length;
+      fpRep.push(q);
+    } else fpGroupOf[q] = fpGroupOf[fpFirst[q]!]!;
+  }
+  const distinctFps = new BigUint64Array(fpRep.length * words);
+  fpRep.forEach((q, g) => {
+    distinctFps[g * words] = joinedFps[q * words]!;
+    if (words === 2) distinctFps[g * words + 1] = joinedFps[q * words + 1]!;
+  });
+  return {
+    rep,
+    groupOfDoc,
+    docGroups,
+    within: pairsWithin(docGroups),
+    joined,
+    fpGroups: rowsOf(fpGroupOf, fpRep.length),
+    distinctFps,
+  };
+}
+
+/**
+ * The candidate pairs of documents from the join of the distinct fingerprints (`found`, over their indices):
+ * distinct texts with one fingerprint, and every pair across two fingerprints within k. Counted before allocating.
+ */
+export function candidatePairs(c: Collapsed, found: NearDuplicatePairs): NearDuplicatePairs {
+  const count = pairsWithin(c.fpGroups) + pairsAcross(c.fpGroups, found.a, found.b);
+  if (count > MAX_JOIN_PAIRS) {
+    throw new RangeError(
+      `dedup would check ${count} candidate pairs of distinct texts, more than the ${MAX_JOIN_PAIRS} ` +
+        'that fit in memory; lower k',
+    );
+  }
+  const local = expandPairs(c.fpGroups, found.a, found.b, found.distance, count);
+  return { a: local.a.map((q) => c.joined[q]!), b: local.b.map((q) => c.joined[q]!), distance: local.distance };
+}
+
+/** Clusters of the representatives (computed over `verified`) extended to every document: the group's cluster. */
+export function extendClusters(c: Collapsed, clusterOf: Uint32Array, count: number): number {
+  let clusterCount = count;
+  for (let i = 0; i < clusterOf.length; i++) {
+    if (c.rep[i] !== i) {
+      clusterOf[i] = clusterOf[c.rep[i]!]!;
+      clusterCount--; // a document outside the representatives' graph was counted as a cluster of its own
+    }
+  }
+  return clusterCount;
+}
+
+export type PairsMode = 'explain' | 'all';
+
+export function tooManyPairs(count: number, maxPairs: number): RangeError {
+  return new RangeError(
+    `pairs: 'all' would list ${count} pairs, more than maxPairs (${maxPairs}); ` +
+      `use pairs: 'explain' (the default) or raise maxPairs`,
+  );
+}
+
+/**
+ * The result's pairs, ordered by (a, b). 'explain': each grouped document with its representative (distance 0:
+ * one fingerprint), then the verified pairs of representatives. 'all': every pair they stand for, at most maxPairs.
+ */
+export function resultPairs(
+  c: Collapsed,
+  verified: NearDuplicatePairs,
+  mode: PairsMode,
+  maxPairs: number,
+): NearDuplicatePairs {
+  const n = c.rep.length;
+  let pairs: NearDuplicatePairs;
+  if (mode === 'all') {
+    const ga = verified.a.map((i) => c.groupOfDoc[i]!);
+    const gb = verified.b.map((i) => c.groupOfDoc[i]!);
+    const total = c.within + pairsAcross(c.docGroups, ga, gb);
+    if (total > maxPairs) throw tooManyPairs(total, maxPairs);
+    pairs = expandPairs(c.docGroups, ga, gb, verified.distance, total);
+  } else {
+    const grouped = n - (c.docGroups.start.length - 1);
+    const total = grouped + verified.a.length;
+    pairs = { a: new Uint32Array(total), b: new Uint32Array(total), distance: new Uint8Array(total) };
+    let q = 0;
+    for (let i = 0; i < n; i++) {
+      if (c.rep[i] === i) continue;
+      pairs.a[q] = c.rep[i]!;
+      pairs.b[q++] = i;
+    }
+    pairs.a.set(verified.a, q);
+    pairs.b.set(verified.b, q);
+    pairs.distance.set(verified.distance, q);
+  }
+  return sortPairs(n, pairs);
+}
+
+/**
+ * The pairs, in their order, that join two documents not yet connected by the pairs before them: a spanning forest
+ * of the connected clusters ('explain' pairs of connected clusters).
+ */
+export function spanningPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
+  const parent = newForest(n);
+  const keep = new Uint8Array(pairs.a.length);
+  for (let p = 0; p < pairs.a.length; p++) keep[p] = forestJoin(parent, pairs.a[p]!, pairs.b[p]!) ? 1 : 0;
+  return keepFlagged(pairs, keep);
+}

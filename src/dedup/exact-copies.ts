@@ -1,0 +1,102 @@
+// Exact copies, found before the join so that dedup's work grows with the number of distinct texts: a 128-bit
+// content hash of each text in WebAssembly (XXH3-64, seeds 0 and 1, over its UTF-8 bytes; assembly/exact-copies.ts),
+// groups of equal hashes through a hash table there, each membership confirmed here by comparing the texts.
+import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { wasm } from '../runtime/wasm.js';
+
+interface ExactKernels {
+  contentHashes(text: number, offsets: number, count: number, out: number): void;
+  firstOfEqual(keys: number, n: number, words: number, table: number, slots: number, first: number): void;
+}
+
+/** Text bytes (about: string lengths) hashed per call. */
+const HASH_WINDOW_BYTES = 16 << 20;
+
+/** Two u64 per text: its content hash (XXH3-64 of its UTF-8 bytes with seed 0, then seed 1). */
+export function contentHashes(texts: readonly (string | Uint8Array)[]): BigUint64Array {
+  const rt = wasm();
+  const kernels = rt.kernels as unknown as ExactKernels;
+  const out = new BigUint64Array(texts.length * 2);
+  let first = 0;
+  while (first < texts.length) {
+    let last = first;
+    let bytes = 0;
+    do bytes += texts[last++]!.length;
+    while (last < texts.length && bytes + texts[last]!.length <= HASH_WINDOW_BYTES);
+    const r = regions(rt);
+    const { ptr, offsets } = encodeTexts(rt.heap, r.text, texts.slice(first, last));
+    const count = last - first;
+    const work = r.work.reserve(align16((count + 1) * 4) + count * 16);
+    const hashes = work + align16((count + 1) * 4);
+    rt.heap.u32.set(offsets, work >>> 2);
+    kernels.contentHashes(ptr, work, count, hashes);
+    out.set(rt.heap.u64.subarray(hashes >>> 3, (hashes >>> 3) + count * 2), first * 2);
+    first = last;
+  }
+  return out;
+}
+
+/**
+ * For each of the keys (`words` u64 each: 1 or 2), the index of the first key equal to it; O(n) through a hash
+ * table in WebAssembly.
+ */
+export function firstOfEqual(keys: BigUint64Array, words: 1 | 2): Uint32Array {
+  const n = keys.length / words;
+  const first = new Uint32Array(n);
+  if (n === 0) return first;
+  const rt = wasm();
+  let slots = 1024;
+  while (slots < 2 * n) slots *= 2;
+  const keyBytes = align16(keys.byteLength);
+  const tableBytes = slots * 4;
+  const work = regions(rt).work.reserve(keyBytes + tableBytes + n * 4);
+  const table = work + keyBytes;
+  const out = table + tableBytes;
+  rt.heap.u64.set(keys, work >>> 3);
+  (rt.kernels as unknown as ExactKernels).firstOfEqual(work, n, words, table, slots, out);
+  first.set(rt.heap.u32.subarray(out >>> 2, (out >>> 2) + n));
+  return first;
+}
+
+const decoder = new TextDecoder();
+
+function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/**
+ * Whether two texts are the same document: two strings equal; two byte arrays equal; a string and bytes when the
+ * bytes decode to the string (so a lone surrogate, which UTF-8 cannot hold, never equals U+FFFD).
+ */
+export function sameText(x: string | Uint8Array, y: string | Uint8Array): boolean {
+  if (x === y) return true;
+  if (typeof x === 'string' && typeof y === 'string') return false;
+  if (typeof x !== 'string' && typeof y !== 'string') return sameBytes(x, y);
+  const s = (typeof x === 'string' ? x : y) as string;
+  const b = (typeof x === 'string' ? y : x) as Uint8Array;
+  return b.length >= s.length && b.length <= 3 * s.length && decoder.decode(b) === s;
+}
+
+/**
+ * For each text, the index of the first text that is the same document (itself if none before it). Equal content
+ * hashes are confirmed with sameText. Texts with one hash that are not the same (a string with a lone surrogate
+ * and the bytes of its U+FFFD, or a 128-bit collision) are told apart by comparing with each such first text.
+ */
+export function exactCopies(texts: readonly (string | Uint8Array)[]): Uint32Array {
+  const first = firstOfEqual(contentHashes(texts), 2);
+  const others = new Map<number, number[]>(); // by first text of a hash: the other first texts with that hash
+  for (let i = 0; i < first.length; i++) {
+    const f = first[i]!;
+    if (f === i || sameText(texts[i]!, texts[f]!)) continue;
+    let list = others.get(f);
+    if (!list) others.set(f, (list = []));
+    const same = list.find((j) => sameText(texts[i]!, texts[j]!));
+    if (same === undefined) {
+      list.push(i);
+      first[i] = i;
+    } else first[i] = same;
+  }
+  return first;
+}

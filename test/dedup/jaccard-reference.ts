@@ -1,0 +1,58 @@
+// The plain reference of verification: word shingles of test/reference.ts hashed by hash-wasm's XXH3 (call
+// loadReference first), as bigint sets, and the rule dedup applies to a pair. Plus seeded corpora of near copies.
+import { decodeUtf8ToString } from '../utf8.js';
+import { randomDocument, referenceFeatureHash, rng, shingleFeatures } from '../reference.js';
+
+const refSets = new Map<string, Set<bigint>>();
+export function refSet(text: string | Uint8Array, width = 3): Set<bigint> {
+  const s = typeof text === 'string' ? text : decodeUtf8ToString(text);
+  const key = `${width}:${s}`;
+  let set = refSets.get(key);
+  if (!set) refSets.set(key, (set = new Set(shingleFeatures(s, width).map((f) => referenceFeatureHash(f, 64)))));
+  return set;
+}
+
+/** [common, union] of the two texts' shingle sets. */
+export function refCounts(x: string | Uint8Array, y: string | Uint8Array, width = 3): [number, number] {
+  const a = refSet(x, width);
+  const b = refSet(y, width);
+  let common = 0;
+  for (const h of a) if (b.has(h)) common++;
+  return [common, a.size + b.size - common];
+}
+
+const decoder = new TextDecoder();
+const plain = (t: string | Uint8Array) => (typeof t === 'string' ? t : decoder.decode(t));
+
+/** The verification rule, from the reference: J ≥ t, or both wordless and identical once trimmed. */
+export function refKeep(x: string | Uint8Array, y: string | Uint8Array, width: number, t: number): boolean {
+  const a = refSet(x, width);
+  const b = refSet(y, width);
+  if (a.size === 0 || b.size === 0) return a.size === 0 && b.size === 0 && plain(x).trim() === plain(y).trim();
+  const [common, union] = refCounts(x, y, width);
+  return common / union >= t;
+}
+
+/** Documents in families: a random multilingual base, and variants with a few pieces changed, dropped or added. */
+export function families(seed: number, count: number, maxPieces: number): string[] {
+  const next = rng(seed);
+  const out: string[] = [];
+  while (out.length < count) {
+    const base = randomDocument(next, maxPieces);
+    out.push(base);
+    const variants = Math.floor(next() * 4);
+    for (let v = 0; v < variants && out.length < count; v++) {
+      const words = base.split(' ');
+      const edits = Math.floor(next() * 3);
+      for (let e = 0; e < edits && words.length > 0; e++) {
+        const at = Math.floor(next() * words.length);
+        const r = next();
+        if (r < 0.4) words[at] = randomDocument(next, 2);
+        else if (r < 0.7) words.splice(at, 1);
+        else words.splice(at, 0, randomDocument(next, 2));
+      }
+      out.push(words.join(' '));
+    }
+  }
+  return out;
+}
