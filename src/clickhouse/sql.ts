@@ -1,0 +1,188 @@
+// The SQL of a cluster join plan (plan.ts): the tables every shard holds, the statement that turns fingerprints into
+// key rows, the join and the lookups. Valid on ClickHouse 18.16 (Debian's) and current releases alike: no
+// bitCount/hammingDistance (18.16 lacks them; a SWAR popcount works on both), no query parameters (values are
+// inlined, each one a number this module formats), no ON CLUSTER (it needs ZooKeeper), the Distributed table as the
+// join's direct FROM (wrapped in a subquery, 18.16 joins only the initiator's shard) and each shard's local key
+// table on the right (a distributed right side is refused by distributed_product_mode).
+import { type ClusterJoinPlan, FOLD_MULTIPLIER, isFolded, keySegments, tableMask } from './plan.js';
+
+export interface TableNames {
+  readonly database: string;
+  /** The cluster name of the Distributed tables (remote_servers). */
+  readonly cluster: string;
+  /** Base name: tables are <base>_fp, <base>_keys, their Distributed <base>_fp_all, <base>_keys_all, <base>_meta. */
+  readonly base: string;
+}
+
+export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function tableNames(names: TableNames) {
+  const q = (suffix: string) => `${names.database}.${names.base}${suffix}`;
+  return { fp: q('_fp'), keys: q('_keys'), fpAll: q('_fp_all'), keysAll: q('_keys_all'), meta: q('_meta') };
+}
+
+const M55 = 0x5555555555555555n;
+const M33 = 0x3333333333333333n;
+const M0F = 0x0f0f0f0f0f0f0f0fn;
+const H01 = 0x0101010101010101n;
+
+/** Popcount of a UInt64 expression, SWAR with additions only (UInt64 − UInt64 is Int64 in ClickHouse). */
+export function popcountSql(x: string): string {
+  const a = `plus(bitAnd(${x}, ${M55}), bitAnd(bitShiftRight(${x}, 1), ${M55}))`;
+  const b = `plus(bitAnd(${a}, ${M33}), bitAnd(bitShiftRight(${a}, 2), ${M33}))`;
+  const c = `bitAnd(plus(${b}, bitShiftRight(${b}, 4)), ${M0F})`;
+  return `bitShiftRight(multiply(${c}, ${H01}), 56)`;
+}
+
+/** Columns of a fingerprint: fp (64 bits), or fp (low word) and fp_hi. */
+function fpColumns(plan: ClusterJoinPlan): string[] {
+  return plan.bits === 64 ? ['fp'] : ['fp', 'fp_hi'];
+}
+
+/** Hamming distance between the fingerprint columns and `other` (same columns with a suffix, or literals). */
+function distanceSql(plan: ClusterJoinPlan, other: readonly string[]): string {
+  return fpColumns(plan)
+    .map((c, i) => popcountSql(`bitXor(${c}, ${other[i]})`))
+    .join(' + ');
+}
+
+/** The first table whose key blocks agree (XOR zero under its mask), T when none does. */
+function firstAgreeingTableSql(plan: ClusterJoinPlan, other: readonly string[]): string {
+  const xors = fpColumns(plan).map((c, i) => `bitXor(${c}, ${other[i]})`);
+  const args: string[] = [];
+  plan.tables.forEach((_, t) => {
+    const masks = tableMask(plan, t);
+    const parts = xors.map((x, w) => (masks[w] === 0n ? '' : `bitAnd(${x}, ${masks[w]})`)).filter((p) => p);
+    const agree = parts.length === 1 ? `${parts[0]} = 0` : `bitOr(${parts.join(', ')}) = 0`;
+    args.push(agree, String(t));
+  });
+  return `multiIf(${args.join(', ')}, ${plan.tables.length})`;
+}
+
+function tableIdSql(plan: ClusterJoinPlan): string {
+  return plan.tableBits === 0 ? '0' : `bitShiftRight(key, ${64 - plan.tableBits})`;
+}
+
+function segmentSql(plan: ClusterJoinPlan, word: 0 | 1, shift: number, width: number): string {
+  const col = fpColumns(plan)[word]!;
+  const shifted = shift === 0 ? col : `bitShiftRight(${col}, ${shift})`;
+  return width + shift === 64 ? shifted : `bitAnd(${shifted}, ${(1n << BigInt(width)) - 1n})`;
+}
+
+/** Table t's key of the row's fingerprint (fingerprintKeys in plan.ts computes the same in JavaScript). */
+function keySql(plan: ClusterJoinPlan, t: number): string {
+  const segs = keySegments(plan, t);
+  let key: string;
+  if (isFolded(plan, t)) {
+    let h = '';
+    for (const s of segs) {
+      const v = segmentSql(plan, s.word, s.shift, s.width);
+      h = h === '' ? v : `bitXor(multiply(${h}, ${FOLD_MULTIPLIER}), ${v})`;
+    }
+    key = `bitShiftRight(multiply(${h}, ${FOLD_MULTIPLIER}), ${plan.tableBits})`;
+  } else {
+    const parts = segs.map((s) => {
+      const v = segmentSql(plan, s.word, s.shift, s.width);
+      return s.target === 0 ? v : `bitShiftLeft(${v}, ${s.target})`;
+    });
+    key = parts.reduce((acc, p) => `bitOr(${acc}, ${p})`);
+  }
+  if (plan.tableBits === 0) return `toUInt64(${key})`;
+  return `bitOr(${BigInt(t) << BigInt(64 - plan.tableBits)}, ${key})`;
+}
+
+/** Grid plan: the key of the group pair of groups g and j (SQL of groupPairKey). */
+function groupPairKeySql(g: string, j: string): string {
+  const lo = `least(${g}, ${j})`;
+  const hi = `greatest(${g}, ${j})`;
+  return `toUInt64(plus(intDiv(multiply(${hi}, plus(${hi}, 1)), 2), ${lo}))`;
+}
+
+function columnsDdl(plan: ClusterJoinPlan): string {
+  return fpColumns(plan)
+    .map((c) => `${c} UInt64`)
+    .join(', ');
+}
+
+/** CREATE statements for one shard, in order (each shard gets the same ones; ON CLUSTER would need ZooKeeper). */
+export function createSql(plan: ClusterJoinPlan, names: TableNames): string[] {
+  const t = tableNames(names);
+  const local = (full: string) => full.slice(names.database.length + 1);
+  // Key rows go to the shard of their key: a hash spreads block keys; grid keys are consecutive pair ranks.
+  const keyShard = plan.kind === 'grid' ? 'key' : 'intHash64(key)';
+  return [
+    `CREATE TABLE ${t.fp} (id UInt64, ${columnsDdl(plan)}) ENGINE = MergeTree() ORDER BY id`,
+    `CREATE TABLE ${t.keys} (key UInt64, id UInt64, ${columnsDdl(plan)}) ENGINE = MergeTree() ORDER BY key`,
+    `CREATE TABLE ${t.fpAll} AS ${t.fp} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local(t.fp)}, id)`,
+    `CREATE TABLE ${t.keysAll} AS ${t.keys} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local(t.keys)}, ${keyShard})`,
+    `CREATE TABLE ${t.meta} (state String, fingerprints UInt64, key_rows UInt64, plan String) ENGINE = TinyLog`,
+  ];
+}
+
+export function dropSql(names: TableNames): string[] {
+  const t = tableNames(names);
+  return [t.keysAll, t.fpAll, t.keys, t.fp, t.meta].map((name) => `DROP TABLE IF EXISTS ${name}`);
+}
+
+/**
+ * Run on every shard at once (with insert_distributed_sync = 1): turns the shard's own fingerprints into key rows
+ * and sends each to the shard of its key.
+ */
+export function buildKeysSql(plan: ClusterJoinPlan, names: TableNames): string {
+  const t = tableNames(names);
+  const cols = fpColumns(plan).join(', ');
+  const keys =
+    plan.kind === 'grid'
+      ? `arrayMap(j -> ${groupPairKeySql(`id % ${plan.groups}`, 'j')}, range(${plan.groups}))`
+      : `[${plan.tables.map((_, i) => keySql(plan, i)).join(', ')}]`;
+  return `INSERT INTO ${t.keysAll} (key, id, ${cols}) SELECT arrayJoin(${keys}) AS key, id, ${cols} FROM ${t.fp}`;
+}
+
+/**
+ * The join, sent to any one shard: every shard joins its own key rows (the Distributed table on the left, the
+ * shard's local table on the right) and the initiator streams the union. Rows: a, b (ids, a < b), distance.
+ */
+export function joinSql(plan: ClusterJoinPlan, names: TableNames): string {
+  const t = tableNames(names);
+  const other = fpColumns(plan).map((c) => `${c}_2`);
+  const right = fpColumns(plan)
+    .map((c) => `${c} AS ${c}_2`)
+    .join(', ');
+  const once =
+    plan.kind === 'grid'
+      ? `${groupPairKeySql(`id % ${plan.groups}`, `id_2 % ${plan.groups}`)} = key`
+      : `${firstAgreeingTableSql(plan, other)} = ${tableIdSql(plan)}`;
+  return (
+    `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance FROM ${t.keysAll} ` +
+    `ALL INNER JOIN (SELECT key, id AS id_2, ${right} FROM ${t.keys}) USING key ` +
+    `WHERE id < id_2 AND distance <= ${plan.k} AND ${once}`
+  );
+}
+
+/**
+ * One lookup through the key tables' primary key: the query's key rows (fingerprintKeys), verified in SQL; each
+ * match comes from the first table it agrees on, so once. Exact for k ≤ plan.k.
+ */
+export function lookupSql(
+  plan: ClusterJoinPlan,
+  names: TableNames,
+  words: readonly bigint[],
+  keys: readonly bigint[],
+  k: number,
+): string {
+  const t = tableNames(names);
+  const q = words.map(String);
+  return (
+    `SELECT id, ${distanceSql(plan, q)} AS distance FROM ${t.keysAll} WHERE key IN (${keys.join(', ')}) ` +
+    `AND distance <= ${k} AND ${firstAgreeingTableSql(plan, q)} = ${tableIdSql(plan)} ORDER BY distance, id`
+  );
+}
+
+/** A lookup that scans every fingerprint: grid plans and k above the plan's. */
+export function scanSql(plan: ClusterJoinPlan, names: TableNames, words: readonly bigint[], k: number): string {
+  const t = tableNames(names);
+  return (
+    `SELECT id, ${distanceSql(plan, words.map(String))} AS distance FROM ${t.fpAll} ` +
+    `WHERE distance <= ${k} ORDER BY distance, id`
+  );
+}
