@@ -6,24 +6,22 @@
 // Tables are complete only when finish() has built every key row and written the completion marker on every
 // shard; pairs() and query() refuse incomplete tables, so an interrupted insert is never taken for a whole one.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { show } from '../errors.js';
-import { type ClusterBits, type ClusterJoinPlan, checkBits, fingerprintKeys, planClusterJoin } from './plan.js';
 import {
-  IDENTIFIER,
-  type TableNames,
-  buildKeysSql,
-  createSql,
-  dropSql,
-  joinSql,
-  lookupSql,
-  scanSql,
-  tableNames,
-} from './sql.js';
+  type ClusterBits,
+  type ClusterJoinPlan,
+  checkBits,
+  fingerprintKeys,
+  planClusterJoin,
+  planClusterLookup,
+} from './plan.js';
+import { IDENTIFIER, type TableNames, createSql, dropSql, joinSql, lookupSql, scanSql, tableNames } from './sql.js';
 
 export type { ClusterBits, ClusterJoinEstimate, ClusterJoinPlan, ClusterPlanOptions } from './plan.js';
-export { planClusterJoin } from './plan.js';
-export { buildKeysSql, createSql, dropSql, joinSql } from './sql.js';
+export { planClusterJoin, planClusterLookup } from './plan.js';
+export { createSql, dropSql, joinSql, lookupSql, scanSql, type TableNames } from './sql.js';
 
 export interface ClickHouseConnectionOptions {
   /** One HTTP URL per shard, in the cluster's order (an array, or one string separated by commas). */
@@ -163,6 +161,8 @@ async function connect(c: Connection): Promise<Shard[]> {
       request_timeout: c.requestTimeout,
       // HTTP compression costs CPU on both ends of a loopback connection.
       compression: { request: false, response: false },
+      // Failures reach the caller as errors naming the shard; the client's own log would print each one again.
+      log: { level: module.ClickHouseLogLevel.OFF },
       // Progress headers keep a long join's connection busy, so idle timeouts do not cut it.
       clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
     }),
@@ -210,15 +210,17 @@ export async function createClickHouseTables(options: CreateClickHouseTablesOpti
     shards: c.urls.length,
     ...(options.blocks !== undefined && { blocks: options.blocks }),
   });
+  const lookup = planClusterLookup({ size: options.expectedSize, k: options.k, bits, shards: c.urls.length });
   const shards = await connect(c);
-  const tables = new ClickHouseTables(shards, c.names, plan);
+  const tables = new ClickHouseTables(shards, c.names, plan, lookup);
   try {
     await tables.checkCluster();
     const meta = tableNames(c.names).meta;
+    const saved = sqlString(JSON.stringify({ plan, lookup }));
     for (let i = 0; i < shards.length; i++) {
       await onShard(shards, i, 'creating the tables', async (s) => {
-        for (const sql of createSql(plan, c.names)) await command(s, sql);
-        await command(s, `INSERT INTO ${meta} VALUES ('created', 0, 0, ${sqlString(JSON.stringify(plan))})`);
+        for (const sql of createSql(plan, lookup, c.names)) await command(s, sql);
+        await command(s, `INSERT INTO ${meta} VALUES ('created', 0, 0, ${saved})`);
       });
     }
   } catch (error) {
@@ -239,8 +241,11 @@ export async function openClickHouseTables(options: ClickHouseConnectionOptions)
     );
     const line = text.split('\n')[0];
     if (!line) throw new Error(`${meta} holds no plan: the tables were not made by createClickHouseTables`);
-    const plan = JSON.parse(line.replace(/\\(.)/g, (_, ch: string) => (ch === 'n' ? '\n' : ch))) as ClusterJoinPlan;
-    const tables = new ClickHouseTables(shards, c.names, plan);
+    const saved = JSON.parse(line.replace(/\\(.)/g, (_, ch: string) => (ch === 'n' ? '\n' : ch))) as {
+      plan: ClusterJoinPlan;
+      lookup: ClusterJoinPlan | null;
+    };
+    const tables = new ClickHouseTables(shards, c.names, saved.plan, saved.lookup);
     await tables.checkCluster();
     return tables;
   } catch (error) {
@@ -261,7 +266,10 @@ export class ClickHouseTables {
   constructor(
     private readonly shards: readonly Shard[],
     private readonly names: TableNames,
+    /** How pairs() joins. */
     readonly plan: ClusterJoinPlan,
+    /** The keys lookups probe (null: lookups scan). */
+    readonly lookupPlan: ClusterJoinPlan | null,
   ) {}
 
   private get words(): 1 | 2 {
@@ -309,7 +317,13 @@ export class ClickHouseTables {
     }
     if (this.knownComplete || (await this.status()).complete)
       throw new Error(`tables ${this.names.base} are complete; create new tables to insert more`);
-    const { fp } = tableNames(this.names);
+    const { fp, meta } = tableNames(this.names);
+    // Every shard records that this insert began, and only a whole insert records its end: finish() refuses
+    // tables with an insert that began and never ended (from this process or any other).
+    const token = sqlString(randomUUID());
+    await onEveryShard(this.shards, 'recording the insert', (s) =>
+      command(s, `INSERT INTO ${meta} VALUES ('insert-begin', 0, 0, ${token})`),
+    );
     const streams = this.shards.map(() => new PassThrough());
     const failures: Array<Error | undefined> = this.shards.map(() => undefined);
     const inserts = this.shards.map((_, i) =>
@@ -356,11 +370,15 @@ export class ClickHouseTables {
       }
       for (const s of streams) s.end();
       await Promise.all(inserts);
+      await onEveryShard(this.shards, 'recording the insert', (s) =>
+        command(s, `INSERT INTO ${meta} VALUES ('insert-end', ${count}, 0, ${token})`),
+      );
     } catch (error) {
+      // The error that stopped the loop is the cause (a shard's failure, or a bad batch); destroying the other
+      // streams only makes their inserts fail after it.
       for (const s of streams) s.destroy();
       await Promise.allSettled(inserts);
-      const failed = failures.find((f) => f);
-      throw failed ?? error;
+      throw error;
     }
     return count;
   }
@@ -380,23 +398,30 @@ export class ClickHouseTables {
   }
 
   /**
-   * Builds the key rows on every shard at once (each shard sends its fingerprints' key rows to their shards), checks
-   * that every key row arrived, and writes the completion marker on every shard.
+   * Declares the insert over: checks that every fingerprint has its lookup key rows (the materialized view writes
+   * them with each insert) and writes the completion marker on every shard.
    */
   async finish(): Promise<ClickHouseTableStatus> {
     const before = await this.status();
     if (before.complete) return before;
-    if (before.keyRows > 0)
-      throw new Error(
-        `tables ${this.names.base} hold ${before.keyRows} key rows from an interrupted finish(); drop them and insert again`,
-      );
-    const sql = buildKeysSql(this.plan, this.names);
-    await onEveryShard(this.shards, 'building key rows', (s) => command(s, sql, { insert_distributed_sync: 1 }));
-    const { fingerprints, keyRows } = await this.counts();
-    const expected = fingerprints * this.plan.keysPerFingerprint;
-    if (keyRows !== expected)
-      throw new Error(`tables ${this.names.base}: ${keyRows} key rows arrived, ${expected} expected; not complete`);
     const { meta } = tableNames(this.names);
+    const logs = await onEveryShard(this.shards, 'reading the inserts', (s) =>
+      selectText(s, `SELECT state, plan FROM ${meta} WHERE state IN ('insert-begin', 'insert-end')`),
+    );
+    for (const [i, log] of logs.entries()) {
+      const rows = log.split('\n').filter((l) => l !== '');
+      const ended = new Set(rows.filter((r) => r.startsWith('insert-end\t')).map((r) => r.slice(11)));
+      const open = rows.find((r) => r.startsWith('insert-begin\t') && !ended.has(r.slice(13)));
+      if (open !== undefined)
+        throw new Error(
+          `tables ${this.names.base}: an insert did not complete (shard ${i + 1} saw insert ${open.slice(13)} begin ` +
+            'and never end); drop the tables and insert again',
+        );
+    }
+    const { fingerprints, keyRows } = await this.counts();
+    const expected = fingerprints * (this.lookupPlan?.keysPerFingerprint ?? 0);
+    if (keyRows !== expected)
+      throw new Error(`tables ${this.names.base}: ${keyRows} lookup key rows for ${expected} expected; not complete`);
     await onEveryShard(this.shards, 'writing the completion marker', (s) =>
       command(s, `INSERT INTO ${meta} VALUES ('complete', ${fingerprints}, ${keyRows}, '')`),
     );
@@ -406,8 +431,9 @@ export class ClickHouseTables {
 
   private async counts(): Promise<{ fingerprints: number; keyRows: number }> {
     const t = tableNames(this.names);
+    const keys = this.lookupPlan ? `(SELECT count() FROM ${t.keysAll})` : '0';
     const text = await onShard(this.shards, 0, 'counting rows', (s) =>
-      selectText(s, `SELECT (SELECT count() FROM ${t.fpAll}), (SELECT count() FROM ${t.keysAll})`),
+      selectText(s, `SELECT (SELECT count() FROM ${t.fpAll}), ${keys}`),
     );
     const [fingerprints, keyRows] = text.trim().split('\t').map(Number);
     return { fingerprints: fingerprints!, keyRows: keyRows! };
@@ -436,22 +462,29 @@ export class ClickHouseTables {
   }
 
   /**
-   * Every pair within plan.k, each once, a < b (ids), exact duplicates included; streamed from the cluster in
-   * batches, in no particular order.
+   * Every pair within plan.k, each once, a < b (ids), exact duplicates included; streamed from all shards at once
+   * (each joins the keys it owns) in batches, in no particular order.
    */
   async *pairs(): AsyncGenerator<ClusterPairs> {
     await this.checkComplete();
-    const sql = joinSql(this.plan, this.names);
-    const rs = await onShard(this.shards, 0, 'starting the join', (s) =>
-      s.client.query({ query: sql, format: 'TabSeparated' }),
-    );
+    const streams = this.shards.map((_, i) => this.shardPairs(i));
+    yield* mergeStreams(streams);
+  }
+
+  private async *shardPairs(i: number): AsyncGenerator<ClusterPairs> {
+    const sql = joinSql(this.plan, this.names, i);
+    const what = 'joining its keys';
+    const rs = await onShard(this.shards, i, what, (s) => s.client.query({ query: sql, format: 'TabSeparated' }));
     let a = new BigUint64Array(PAIR_BATCH);
     let b = new BigUint64Array(PAIR_BATCH);
     let d = new Uint8Array(PAIR_BATCH);
     let n = 0;
+    const stream = rs.stream()[Symbol.asyncIterator]();
     try {
-      for await (const rows of rs.stream()) {
-        for (const row of rows as Array<{ text: string }>) {
+      for (;;) {
+        const next = await onShard(this.shards, i, what, () => stream.next());
+        if (next.done) break;
+        for (const row of next.value as Array<{ text: string }>) {
           const [x, y, z] = row.text.split('\t');
           a[n] = BigInt(x!);
           b[n] = BigInt(y!);
@@ -465,8 +498,8 @@ export class ClickHouseTables {
           }
         }
       }
-    } catch (cause) {
-      throw new Error(`ClickHouse join of ${this.names.base} failed: ${(cause as Error).message}`, { cause });
+    } finally {
+      rs.close();
     }
     if (n > 0) yield { a: a.subarray(0, n), b: b.subarray(0, n), distance: d.subarray(0, n) };
   }
@@ -484,9 +517,10 @@ export class ClickHouseTables {
       throw new RangeError(`k must be an integer from 0 to ${this.plan.bits}, got ${show(k)}`);
     await this.checkComplete();
     const words = this.words === 1 ? [fingerprint] : [fingerprint & M64, fingerprint >> 64n];
+    const lookup = this.lookupPlan;
     const sql =
-      this.plan.kind === 'blocks' && k <= this.plan.k
-        ? lookupSql(this.plan, this.names, words, fingerprintKeys(this.plan, words[0]!, words[1] ?? 0n), k)
+      lookup && k <= lookup.k
+        ? lookupSql(lookup, this.names, words, fingerprintKeys(lookup, words[0]!, words[1] ?? 0n), k)
         : scanSql(this.plan, this.names, words, k);
     const text = await onShard(this.shards, 0, 'looking up', (s) => selectText(s, sql));
     const out: ClusterNeighbor[] = [];
@@ -511,5 +545,30 @@ export class ClickHouseTables {
   /** Closes the HTTP connections (the tables stay). */
   async close(): Promise<void> {
     await Promise.all(this.shards.map((s) => s.client.close()));
+  }
+}
+
+/** Yields from every stream as its items come (a failure of one ends the rest). */
+async function* mergeStreams<T>(streams: ReadonlyArray<AsyncGenerator<T>>): AsyncGenerator<T> {
+  const pending = new Map<number, Promise<{ i: number; r: IteratorResult<T> }>>();
+  const pull = (i: number) =>
+    pending.set(
+      i,
+      streams[i]!.next().then((r) => ({ i, r })),
+    );
+  streams.forEach((_, i) => pull(i));
+  try {
+    while (pending.size > 0) {
+      const { i, r } = await Promise.race(pending.values());
+      if (r.done) pending.delete(i);
+      else {
+        pull(i);
+        yield r.value;
+      }
+    }
+  } finally {
+    // Abandoned or failed: close the other streams (their HTTP responses are released).
+    await Promise.allSettled([...pending.values()]);
+    await Promise.allSettled(streams.map((s) => s.return(undefined)));
   }
 }

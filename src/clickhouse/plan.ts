@@ -52,7 +52,10 @@ export interface ClusterJoinEstimate {
   /** Rows the self-joins produce before verification (random fingerprints), over all shards. */
   readonly joinRows: number;
   readonly joinRowsPerShard: number;
-  /** Bytes of the fingerprint and key tables before compression (random fingerprints do not compress). */
+  /**
+   * Bytes stored before compression (random fingerprints do not compress): the fingerprint table for a join plan
+   * (its key rows are never stored), the key table for a lookup plan.
+   */
   readonly bytesOnDisk: number;
   /** Cost in relative units (≈ µs of one shard's CPU), for comparing plans. */
   readonly cost: number;
@@ -62,9 +65,9 @@ export interface ClusterJoinEstimate {
 export const MAX_TABLES = 1024;
 const MAX_BLOCKS = 16; // planWithBlocks' limit (its canonical-table lookup has 2^b entries)
 
-// Cost per key row (computed, shuffled, inserted, sorted, hashed and probed) and per join row (built, XORed,
-// popcounted, dropped), relative. The ratio comes from the runs measured on 3 local shards of ClickHouse 18.16 at
-// 10^7 (bench/clickhouse.bench.ts): about 0.9 µs per key row and 0.17 µs per join row of shard CPU.
+// Cost per key row (computed on its fingerprint's shard, sent to its owner, hashed and probed there: both join
+// sides read it) and per join row (built, XORed, popcounted, dropped), relative, ≈ µs of one shard's CPU: from
+// the runs on 3 local shards of ClickHouse 18.16 at 10^6 and 10^7 (bench/clickhouse.bench.ts).
 const KEY_ROW = 0.9;
 const JOIN_ROW = 0.17;
 
@@ -153,7 +156,7 @@ function blockPlan(n: number, k: number, bits: ClusterBits, shards: number, b: n
       keyRowsPerShard: keyRows / shards,
       joinRows,
       joinRowsPerShard: joinRows / shards,
-      bytesOnDisk: n * rowBytes(bits) + keyRows * (8 + rowBytes(bits)),
+      bytesOnDisk: n * rowBytes(bits),
       cost,
     },
   };
@@ -183,10 +186,26 @@ function gridPlan(n: number, k: number, bits: ClusterBits, shards: number): Clus
       keyRowsPerShard: keyRows / shards,
       joinRows,
       joinRowsPerShard: joinRows / shards,
-      bytesOnDisk: n * rowBytes(bits) + keyRows * (8 + rowBytes(bits)),
+      bytesOnDisk: n * rowBytes(bits),
       cost: (KEY_ROW * keyRows + JOIN_ROW * joinRows) / shards,
     },
   };
+}
+
+/**
+ * The keys of the lookup tables, or null when lookups should scan: k + 1 blocks, one block per key (the fewest key
+ * rows that keep every fingerprint within k findable), while a probe of k + 1 keys reads fewer rows than a scan.
+ */
+export function planClusterLookup(options: Omit<ClusterPlanOptions, 'blocks'>): ClusterJoinPlan | null {
+  const bits = checkBits(options.bits ?? 64);
+  const k = checkInteger(options.k, 'k', 0, bits);
+  if (k + 1 > Math.min(MAX_BLOCKS, bits)) return null;
+  const plan = planClusterJoin({ ...options, blocks: k + 1 });
+  const narrowest = Math.min(...plan.keyBits);
+  // Rows a lookup verifies on random data, against a scan of every fingerprint.
+  if ((k + 1) * 2 ** -narrowest >= 0.1) return null;
+  const stored = plan.estimate.keyRows * (8 + rowBytes(bits));
+  return { ...plan, estimate: { ...plan.estimate, bytesOnDisk: stored } };
 }
 
 /** Grid plan: the key of the group pair {g, j} (its rank among pairs g ≤ j, so consecutive keys alternate shards). */

@@ -1,16 +1,18 @@
-// The SQL of a cluster join plan (plan.ts): the tables every shard holds, the statement that turns fingerprints into
-// key rows, the join and the lookups. Valid on ClickHouse 18.16 (Debian's) and current releases alike: no
-// bitCount/hammingDistance (18.16 lacks them; a SWAR popcount works on both), no query parameters (values are
-// inlined, each one a number this module formats), no ON CLUSTER (it needs ZooKeeper), the Distributed table as the
-// join's direct FROM (wrapped in a subquery, 18.16 joins only the initiator's shard) and each shard's local key
-// table on the right (a distributed right side is refused by distributed_product_mode).
+// The SQL of the cluster plans (plan.ts): the tables every shard holds, the join and the lookups. Valid on
+// ClickHouse 18.16 (Debian's) and current releases alike: no bitCount/hammingDistance (18.16 lacks them; a SWAR
+// popcount works on both), no query parameters (values are inlined, each one a number this module formats), no
+// ON CLUSTER (it needs ZooKeeper: the client creates the tables on each shard in turn).
+// The join is one query per shard, sent to that shard: both sides read the Distributed fingerprint table, every
+// shard computes its fingerprints' key rows and sends a requesting shard only the rows whose key it owns, so the
+// shuffle happens in the read and no key row is ever stored. (A Distributed key table as the join's FROM with the
+// local one on the right works too, but storing 10^8 key rows took longer than the join itself.)
 import { type ClusterJoinPlan, FOLD_MULTIPLIER, isFolded, keySegments, tableMask } from './plan.js';
 
 export interface TableNames {
   readonly database: string;
   /** The cluster name of the Distributed tables (remote_servers). */
   readonly cluster: string;
-  /** Base name: tables are <base>_fp, <base>_keys, their Distributed <base>_fp_all, <base>_keys_all, <base>_meta. */
+  /** Base name: <base>_fp, <base>_keys (and view <base>_keys_mv), Distributed <base>_fp_all, <base>_keys_all, <base>_meta. */
   readonly base: string;
 }
 
@@ -18,7 +20,14 @@ export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function tableNames(names: TableNames) {
   const q = (suffix: string) => `${names.database}.${names.base}${suffix}`;
-  return { fp: q('_fp'), keys: q('_keys'), fpAll: q('_fp_all'), keysAll: q('_keys_all'), meta: q('_meta') };
+  return {
+    fp: q('_fp'),
+    keys: q('_keys'),
+    fpAll: q('_fp_all'),
+    keysAll: q('_keys_all'),
+    keysView: q('_keys_mv'),
+    meta: q('_meta'),
+  };
 }
 
 const M55 = 0x5555555555555555n;
@@ -104,57 +113,75 @@ function columnsDdl(plan: ClusterJoinPlan): string {
     .join(', ');
 }
 
-/** CREATE statements for one shard, in order (each shard gets the same ones; ON CLUSTER would need ZooKeeper). */
-export function createSql(plan: ClusterJoinPlan, names: TableNames): string[] {
+/** The key rows of each fingerprint under a plan, as an array expression (arrayJoin makes one row per key). */
+function keysArraySql(plan: ClusterJoinPlan): string {
+  if (plan.kind === 'grid')
+    return `arrayMap(j -> ${groupPairKeySql(`id % ${plan.groups}`, 'j')}, range(${plan.groups}))`;
+  return `[${plan.tables.map((_, i) => keySql(plan, i)).join(', ')}]`;
+}
+
+/** Rows read per index mark of the lookup keys: a probe reads one granule or two, so smaller than the default. */
+const KEY_GRANULE = 1024;
+
+/**
+ * CREATE statements for one shard, in order (each shard gets the same ones; ON CLUSTER would need ZooKeeper): the
+ * fingerprints, the Distributed table over them, and with a lookup plan the lookup keys, filled from each insert by
+ * a materialized view (key rows stay on the shard of their fingerprint: a lookup asks every shard anyway).
+ */
+export function createSql(plan: ClusterJoinPlan, lookup: ClusterJoinPlan | null, names: TableNames): string[] {
   const t = tableNames(names);
   const local = (full: string) => full.slice(names.database.length + 1);
-  // Key rows go to the shard of their key: a hash spreads block keys; grid keys are consecutive pair ranks.
-  const keyShard = plan.kind === 'grid' ? 'key' : 'intHash64(key)';
-  return [
+  const cols = fpColumns(plan).join(', ');
+  const out = [
     `CREATE TABLE ${t.fp} (id UInt64, ${columnsDdl(plan)}) ENGINE = MergeTree() ORDER BY id`,
-    `CREATE TABLE ${t.keys} (key UInt64, id UInt64, ${columnsDdl(plan)}) ENGINE = MergeTree() ORDER BY key`,
     `CREATE TABLE ${t.fpAll} AS ${t.fp} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local(t.fp)}, id)`,
-    `CREATE TABLE ${t.keysAll} AS ${t.keys} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local(t.keys)}, ${keyShard})`,
     `CREATE TABLE ${t.meta} (state String, fingerprints UInt64, key_rows UInt64, plan String) ENGINE = TinyLog`,
   ];
+  if (lookup) {
+    out.push(
+      `CREATE TABLE ${t.keys} (key UInt64, id UInt64, ${columnsDdl(plan)}) ENGINE = MergeTree() ORDER BY key ` +
+        `SETTINGS index_granularity = ${KEY_GRANULE}`,
+      `CREATE TABLE ${t.keysAll} AS ${t.keys} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local(t.keys)}, id)`,
+      `CREATE MATERIALIZED VIEW ${t.keysView} TO ${t.keys} AS ` +
+        `SELECT arrayJoin(${keysArraySql(lookup)}) AS key, id, ${cols} FROM ${t.fp}`,
+    );
+  }
+  return out;
 }
 
 export function dropSql(names: TableNames): string[] {
   const t = tableNames(names);
-  return [t.keysAll, t.fpAll, t.keys, t.fp, t.meta].map((name) => `DROP TABLE IF EXISTS ${name}`);
+  return [t.keysView, t.keysAll, t.fpAll, t.keys, t.fp, t.meta].map((name) => `DROP TABLE IF EXISTS ${name}`);
 }
 
 /**
- * Run on every shard at once (with insert_distributed_sync = 1): turns the shard's own fingerprints into key rows
- * and sends each to the shard of its key.
+ * The key rows one shard joins: every shard's fingerprints turned into key rows there, and only the rows whose key
+ * belongs to `shard` sent to it (the shuffle happens as the shard reads; no key rows are stored).
  */
-export function buildKeysSql(plan: ClusterJoinPlan, names: TableNames): string {
+function shardKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, shard: number, suffix: string): string {
   const t = tableNames(names);
-  const cols = fpColumns(plan).join(', ');
-  const keys =
-    plan.kind === 'grid'
-      ? `arrayMap(j -> ${groupPairKeySql(`id % ${plan.groups}`, 'j')}, range(${plan.groups}))`
-      : `[${plan.tables.map((_, i) => keySql(plan, i)).join(', ')}]`;
-  return `INSERT INTO ${t.keysAll} (key, id, ${cols}) SELECT arrayJoin(${keys}) AS key, id, ${cols} FROM ${t.fp}`;
+  const as = (c: string) => (suffix ? `${c} AS ${c}${suffix}` : c);
+  const owner = plan.kind === 'grid' ? 'key' : 'intHash64(key)';
+  return (
+    `SELECT arrayJoin(${keysArraySql(plan)}) AS key, ${['id', ...fpColumns(plan)].map(as).join(', ')} ` +
+    `FROM ${t.fpAll} WHERE ${owner} % ${plan.shards} = ${shard}`
+  );
 }
 
 /**
- * The join, sent to any one shard: every shard joins its own key rows (the Distributed table on the left, the
- * shard's local table on the right) and the initiator streams the union. Rows: a, b (ids, a < b), distance.
+ * The join of shard `shard`'s keys, sent to that shard (every shard runs its own at once; the client merges the
+ * streams). Rows: a, b (ids, a < b), distance.
  */
-export function joinSql(plan: ClusterJoinPlan, names: TableNames): string {
-  const t = tableNames(names);
+export function joinSql(plan: ClusterJoinPlan, names: TableNames, shard: number): string {
   const other = fpColumns(plan).map((c) => `${c}_2`);
-  const right = fpColumns(plan)
-    .map((c) => `${c} AS ${c}_2`)
-    .join(', ');
   const once =
     plan.kind === 'grid'
       ? `${groupPairKeySql(`id % ${plan.groups}`, `id_2 % ${plan.groups}`)} = key`
       : `${firstAgreeingTableSql(plan, other)} = ${tableIdSql(plan)}`;
   return (
-    `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance FROM ${t.keysAll} ` +
-    `ALL INNER JOIN (SELECT key, id AS id_2, ${right} FROM ${t.keys}) USING key ` +
+    `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance ` +
+    `FROM (${shardKeyRowsSql(plan, names, shard, '')}) ` +
+    `ALL INNER JOIN (${shardKeyRowsSql(plan, names, shard, '_2')}) USING key ` +
     `WHERE id < id_2 AND distance <= ${plan.k} AND ${once}`
   );
 }

@@ -8,9 +8,10 @@ import {
   fingerprintKeys,
   groupPairKey,
   planClusterJoin,
+  planClusterLookup,
   tableMask,
 } from '../../src/clickhouse/plan.js';
-import { buildKeysSql, createSql, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
+import { createSql, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
 import { createClickHouseTables } from '../../src/clickhouse/index.js';
 import { bruteForcePairs, plantedFingerprints, popcount, valueAt } from './data.js';
 
@@ -221,9 +222,8 @@ describe('cluster SQL', () => {
   it('avoids what 18.16 or current ClickHouse lack: bitCount, hammingDistance, ON CLUSTER, query parameters', () => {
     for (const plan of plans) {
       const sql = [
-        ...createSql(plan, names),
-        buildKeysSql(plan, names),
-        joinSql(plan, names),
+        ...createSql(plan, planClusterLookup({ size: plan.plannedSize, k: plan.k, bits: plan.bits, shards: 3 }), names),
+        joinSql(plan, names, 2),
         scanSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), 3),
         ...(plan.kind === 'blocks' ? [lookupSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), [5n], 3)] : []),
       ].join('\n');
@@ -233,11 +233,12 @@ describe('cluster SQL', () => {
     }
   });
 
-  it('joins with the Distributed key table as the direct FROM and the local one on the right', () => {
+  it("joins on each shard the key rows it owns, read from every shard's fingerprints", () => {
     for (const plan of plans) {
-      expect(joinSql(plan, names)).toMatch(
-        /FROM default\.t_keys_all ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_keys\) USING key WHERE id < id_2/,
-      );
+      const sql = joinSql(plan, names, 2);
+      const owner = plan.kind === 'grid' ? 'key' : 'intHash64\\(key\\)';
+      const side = `SELECT arrayJoin\\(.*\\) AS key, id(?: AS id_2)?, .* FROM default\\.t_fp_all WHERE ${owner} % 3 = 2`;
+      expect(sql).toMatch(new RegExp(`FROM \\(${side}\\) ALL INNER JOIN \\(${side}\\) USING key WHERE id < id_2`));
     }
   });
 });
