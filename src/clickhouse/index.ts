@@ -212,7 +212,7 @@ export async function createClickHouseTables(options: CreateClickHouseTablesOpti
   });
   const lookup = planClusterLookup({ size: options.expectedSize, k: options.k, bits, shards: c.urls.length });
   const shards = await connect(c);
-  const tables = new ClickHouseTables(shards, c.names, plan, lookup);
+  const tables = makeTables(shards, c.names, plan, lookup);
   try {
     await tables.checkCluster();
     const meta = tableNames(c.names).meta;
@@ -245,7 +245,7 @@ export async function openClickHouseTables(options: ClickHouseConnectionOptions)
       plan: ClusterJoinPlan;
       lookup: ClusterJoinPlan | null;
     };
-    const tables = new ClickHouseTables(shards, c.names, saved.plan, saved.lookup);
+    const tables = makeTables(shards, c.names, saved.plan, saved.lookup);
     await tables.checkCluster();
     return tables;
   } catch (error) {
@@ -258,12 +258,24 @@ function sqlString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/** The constructor, for the two functions above: private, so the declarations never name the client's types. */
+let makeTables: (
+  shards: readonly Shard[],
+  names: TableNames,
+  plan: ClusterJoinPlan,
+  lookup: ClusterJoinPlan | null,
+) => ClickHouseTables;
+
+/** Tables on a cluster, made by createClickHouseTables or openClickHouseTables. */
 export class ClickHouseTables {
   private nextId = 0n;
   private knownComplete = false;
 
-  /** @internal use createClickHouseTables or openClickHouseTables */
-  constructor(
+  static {
+    makeTables = (shards, names, plan, lookup) => new ClickHouseTables(shards, names, plan, lookup);
+  }
+
+  private constructor(
     private readonly shards: readonly Shard[],
     private readonly names: TableNames,
     /** How pairs() joins. */
