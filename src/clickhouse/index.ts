@@ -544,6 +544,23 @@ export class ClickHouseTables {
     return out;
   }
 
+  /** Bytes on disk (compressed, active parts) of the fingerprint and the lookup key tables, over all shards. */
+  async storedBytes(): Promise<{ fingerprints: number; keys: number }> {
+    const { database, base } = this.names;
+    const per = await onEveryShard(this.shards, 'reading system.parts', (s) =>
+      selectText(
+        s,
+        `SELECT sumIf(bytes_on_disk, table = ${sqlString(`${base}_fp`)}), sumIf(bytes_on_disk, table = ${sqlString(`${base}_keys`)}) ` +
+          `FROM system.parts WHERE active AND database = ${sqlString(database)}`,
+      ),
+    );
+    const sums = per.map((t) => t.trim().split('\t').map(Number));
+    return {
+      fingerprints: sums.reduce((acc, [f]) => acc + f!, 0),
+      keys: sums.reduce((acc, [, k]) => acc + k!, 0),
+    };
+  }
+
   /** Drops every table on every shard. */
   async drop(): Promise<void> {
     this.knownComplete = false;

@@ -36,10 +36,12 @@ const M0F = 0x0f0f0f0f0f0f0f0fn;
 const H01 = 0x0101010101010101n;
 
 /** Popcount of a UInt64 expression, SWAR with additions only (UInt64 − UInt64 is Int64 in ClickHouse). */
-export function popcountSql(x: string): string {
-  const a = `plus(bitAnd(${x}, ${M55}), bitAnd(bitShiftRight(${x}, 1), ${M55}))`;
-  const b = `plus(bitAnd(${a}, ${M33}), bitAnd(bitShiftRight(${a}, 2), ${M33}))`;
-  const c = `bitAnd(plus(${b}, bitShiftRight(${b}, 4)), ${M0F})`;
+export function popcountSql(x: string, name: string): string {
+  // Each step is named once (an inline alias) and referred to by name: the text stays linear in the steps, and
+  // 18.16 analyses a lookup in a fraction of the time the expanded expression took.
+  const a = `(plus(bitAnd((${x} AS ${name}_1), ${M55}), bitAnd(bitShiftRight(${name}_1, 1), ${M55})) AS ${name}_2)`;
+  const b = `(plus(bitAnd(${a}, ${M33}), bitAnd(bitShiftRight(${name}_2, 2), ${M33})) AS ${name}_4)`;
+  const c = `bitAnd(plus(${b}, bitShiftRight(${name}_4, 4)), ${M0F})`;
   return `bitShiftRight(multiply(${c}, ${H01}), 56)`;
 }
 
@@ -48,20 +50,27 @@ function fpColumns(plan: ClusterJoinPlan): string[] {
   return plan.bits === 64 ? ['fp'] : ['fp', 'fp_hi'];
 }
 
-/** Hamming distance between the fingerprint columns and `other` (same columns with a suffix, or literals). */
+/** Name of word w's XOR with the other fingerprint, defined by distanceSql (ClickHouse aliases reach the WHERE). */
+const xorName = (w: number) => `pop_${w}_1`;
+
+/**
+ * Hamming distance between the fingerprint columns and `other` (same columns with a suffix, or literals); defines
+ * the aliases pop_0_1 (and pop_1_1), the XORs that firstAgreeingTableSql reads, so it goes in the same query's SELECT.
+ */
 function distanceSql(plan: ClusterJoinPlan, other: readonly string[]): string {
   return fpColumns(plan)
-    .map((c, i) => popcountSql(`bitXor(${c}, ${other[i]})`))
+    .map((c, i) => popcountSql(`bitXor(${c}, ${other[i]})`, `pop_${i}`))
     .join(' + ');
 }
 
 /** The first table whose key blocks agree (XOR zero under its mask), T when none does. */
-function firstAgreeingTableSql(plan: ClusterJoinPlan, other: readonly string[]): string {
-  const xors = fpColumns(plan).map((c, i) => `bitXor(${c}, ${other[i]})`);
+function firstAgreeingTableSql(plan: ClusterJoinPlan): string {
   const args: string[] = [];
   plan.tables.forEach((_, t) => {
     const masks = tableMask(plan, t);
-    const parts = xors.map((x, w) => (masks[w] === 0n ? '' : `bitAnd(${x}, ${masks[w]})`)).filter((p) => p);
+    const parts = fpColumns(plan)
+      .map((_c, w) => (masks[w] === 0n ? '' : `bitAnd(${xorName(w)}, ${masks[w]})`))
+      .filter((p) => p);
     const agree = parts.length === 1 ? `${parts[0]} = 0` : `bitOr(${parts.join(', ')}) = 0`;
     args.push(agree, String(t));
   });
@@ -177,7 +186,7 @@ export function joinSql(plan: ClusterJoinPlan, names: TableNames, shard: number)
   const once =
     plan.kind === 'grid'
       ? `${groupPairKeySql(`id % ${plan.groups}`, `id_2 % ${plan.groups}`)} = key`
-      : `${firstAgreeingTableSql(plan, other)} = ${tableIdSql(plan)}`;
+      : `${firstAgreeingTableSql(plan)} = ${tableIdSql(plan)}`;
   return (
     `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance ` +
     `FROM (${shardKeyRowsSql(plan, names, shard, '')}) ` +
@@ -201,7 +210,7 @@ export function lookupSql(
   const q = words.map(String);
   return (
     `SELECT id, ${distanceSql(plan, q)} AS distance FROM ${t.keysAll} WHERE key IN (${keys.join(', ')}) ` +
-    `AND distance <= ${k} AND ${firstAgreeingTableSql(plan, q)} = ${tableIdSql(plan)} ORDER BY distance, id`
+    `AND distance <= ${k} AND ${firstAgreeingTableSql(plan)} = ${tableIdSql(plan)} ORDER BY distance, id`
   );
 }
 
