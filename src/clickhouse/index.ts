@@ -484,8 +484,18 @@ export class ClickHouseTables {
   }
 
   private async *shardPairs(i: number): AsyncGenerator<ClusterPairs> {
-    const sql = joinSql(this.plan, this.names, i);
+    const sql = joinSql(this.plan, this.names, i, `${this.names.base}_join_${i}_${randomUUID().replace(/-/g, '')}`);
     const what = 'joining its keys';
+    const shard = this.shards[i]!;
+    await onShard(this.shards, i, 'gathering its key rows', (s) => command(s, sql.gather));
+    try {
+      yield* this.streamPairs(i, sql.join, what);
+    } finally {
+      await command(shard, sql.drop).catch(() => undefined);
+    }
+  }
+
+  private async *streamPairs(i: number, sql: string, what: string): AsyncGenerator<ClusterPairs> {
     const rs = await onShard(this.shards, i, what, (s) => s.client.query({ query: sql, format: 'TabSeparated' }));
     let a = new BigUint64Array(PAIR_BATCH);
     let b = new BigUint64Array(PAIR_BATCH);

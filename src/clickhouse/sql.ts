@@ -165,34 +165,45 @@ export function dropSql(names: TableNames): string[] {
 
 /**
  * The key rows one shard joins: every shard's fingerprints turned into key rows there, and only the rows whose key
- * belongs to `shard` sent to it (the shuffle happens as the shard reads; no key rows are stored).
+ * belongs to `shard` sent to it (the shuffle happens as the shard reads; no key rows are stored on disk).
  */
-function shardKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, shard: number, suffix: string): string {
+function shardKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, shard: number): string {
   const t = tableNames(names);
-  const as = (c: string) => (suffix ? `${c} AS ${c}${suffix}` : c);
   const owner = plan.kind === 'grid' ? 'key' : 'intHash64(key)';
   return (
-    `SELECT arrayJoin(${keysArraySql(plan)}) AS key, ${['id', ...fpColumns(plan)].map(as).join(', ')} ` +
+    `SELECT arrayJoin(${keysArraySql(plan)}) AS key, ${['id', ...fpColumns(plan)].join(', ')} ` +
     `FROM ${t.fpAll} WHERE ${owner} % ${plan.shards} = ${shard}`
   );
 }
 
+/** One shard's join: its key rows gathered once into a Memory table, the self-join of that table, and the drop. */
+export interface ShardJoinSql {
+  readonly gather: string;
+  readonly join: string;
+  readonly drop: string;
+}
+
 /**
  * The join of shard `shard`'s keys, sent to that shard (every shard runs its own at once; the client merges the
- * streams). Rows: a, b (ids, a < b), distance.
+ * streams). Join rows: a, b (ids, a < b), distance. `scratch` names the shard's Memory table of key rows (gathered
+ * once, not once per join side: measured 20-30 % faster at 10^6 on 18.16).
  */
-export function joinSql(plan: ClusterJoinPlan, names: TableNames, shard: number): string {
+export function joinSql(plan: ClusterJoinPlan, names: TableNames, shard: number, scratch?: string): ShardJoinSql {
+  const table = `${names.database}.${scratch ?? `${names.base}_join_${shard}`}`;
   const other = fpColumns(plan).map((c) => `${c}_2`);
   const once =
     plan.kind === 'grid'
       ? `${groupPairKeySql(`id % ${plan.groups}`, `id_2 % ${plan.groups}`)} = key`
       : `${firstAgreeingTableSql(plan)} = ${tableIdSql(plan)}`;
-  return (
-    `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance ` +
-    `FROM (${shardKeyRowsSql(plan, names, shard, '')}) ` +
-    `ALL INNER JOIN (${shardKeyRowsSql(plan, names, shard, '_2')}) USING key ` +
-    `WHERE id < id_2 AND distance <= ${plan.k} AND ${once}`
-  );
+  const right = ['id', ...fpColumns(plan)].map((c) => `${c} AS ${c}_2`).join(', ');
+  return {
+    gather: `CREATE TABLE ${table} ENGINE = Memory AS ${shardKeyRowsSql(plan, names, shard)}`,
+    join:
+      `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance FROM ${table} ` +
+      `ALL INNER JOIN (SELECT key, ${right} FROM ${table}) USING key ` +
+      `WHERE id < id_2 AND distance <= ${plan.k} AND ${once}`,
+    drop: `DROP TABLE IF EXISTS ${table}`,
+  };
 }
 
 /**

@@ -30,6 +30,7 @@ describe.runIf(ONCE)('simhash-wasm CLI, ClickHouse parts', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^CREATE TABLE default\.x_fp \(id UInt64, fp UInt64, fp_hi UInt64\)/m);
     expect(r.stdout.match(/^SELECT id AS a/gm)).toHaveLength(3);
+    expect(r.stdout.match(/^CREATE TABLE default\.x_join_\d ENGINE = Memory/gm)).toHaveLength(3);
     for (const args of [
       ['sql', '--k', '3'],
       ['sql', '--engine', 'postgres', '--k', '3'],
@@ -50,13 +51,18 @@ describe.runIf(ONCE && gate.urls.length > 0)('simhash-wasm CLI on the ClickHouse
     const sql = runCli(['sql', '--engine', 'clickhouse', '--k', '6', '--shards', String(shards), '--table', table]);
     expect(sql.code).toBe(0);
     const tsv = runCli(['hash', '--format', 'tsv', '--lines'], { input: docs.join('\n') });
-    const statements = sql.stdout
-      .split(';\n')
-      .map((s) => s.replace(/^(--.*\n|\n)*/g, '').trim())
-      .filter((s) => s !== '');
-    const creates = statements.filter((s) => s.startsWith('CREATE'));
-    const joins = statements.filter((s) => s.startsWith('SELECT'));
-    expect(joins).toHaveLength(shards);
+    const statements = (text: string) =>
+      text
+        .split(';\n')
+        .map((s) => s.replace(/^(--.*\n|\n)*/g, '').trim())
+        .filter((s) => s !== '');
+    const [ddl, joinPart] = sql.stdout.split('\n-- 3.');
+    const creates = statements(ddl!);
+    const perShard = joinPart!
+      .split(/\n-- shard \d+\n/)
+      .slice(1)
+      .map(statements);
+    expect(perShard).toHaveLength(shards);
     const clients = gate.urls.map((url) => createClient({ url }));
     try {
       for (const c of clients) for (const s of creates) await c.command({ query: s });
@@ -70,9 +76,13 @@ describe.runIf(ONCE && gate.urls.length > 0)('simhash-wasm CLI on the ClickHouse
         await c.command({ query: `INSERT INTO default.${table}_fp FORMAT TabSeparated\n${part.join('\n')}\n` });
       }
       const got: string[] = [];
-      for (const [i, join] of joins.entries()) {
-        const rs = await clients[i]!.query({ query: join, format: 'TabSeparated' });
+      for (const [i, [gather, join, drop]] of perShard.entries()) {
+        expect(gather).toMatch(/^CREATE TABLE .* ENGINE = Memory AS SELECT/);
+        expect(drop).toMatch(/^DROP TABLE/);
+        await clients[i]!.command({ query: gather! });
+        const rs = await clients[i]!.query({ query: join!, format: 'TabSeparated' });
         for (const line of (await rs.text()).split('\n')) if (line) got.push(line.split('\t').join(','));
+        await clients[i]!.command({ query: drop! });
       }
       const p = findNearDuplicates(simhashMany(docs), { k: 6 });
       const want = Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);

@@ -223,7 +223,7 @@ describe('cluster SQL', () => {
     for (const plan of plans) {
       const sql = [
         ...createSql(plan, planClusterLookup({ size: plan.plannedSize, k: plan.k, bits: plan.bits, shards: 3 }), names),
-        joinSql(plan, names, 2),
+        ...Object.values(joinSql(plan, names, 0)),
         scanSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), 3),
         ...(plan.kind === 'blocks' ? [lookupSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), [5n], 3)] : []),
       ].join('\n');
@@ -233,13 +233,20 @@ describe('cluster SQL', () => {
     }
   });
 
-  it("joins on each shard the key rows it owns, read from every shard's fingerprints", () => {
+  it("joins on each shard the key rows it owns, gathered from every shard's fingerprints", () => {
     for (const plan of plans) {
       const last = plan.shards - 1;
       const sql = joinSql(plan, names, last);
       const owner = plan.kind === 'grid' ? 'key' : 'intHash64\\(key\\)';
-      const side = `SELECT arrayJoin\\(.*\\) AS key, id(?: AS id_2)?, .* FROM default\\.t_fp_all WHERE ${owner} % ${plan.shards} = ${last}`;
-      expect(sql).toMatch(new RegExp(`FROM \\(${side}\\) ALL INNER JOIN \\(${side}\\) USING key WHERE id < id_2`));
+      expect(sql.gather).toMatch(
+        new RegExp(
+          `^CREATE TABLE default\\.t_join_${last} ENGINE = Memory AS SELECT arrayJoin\\(.*\\) AS key, id, .* FROM default\\.t_fp_all WHERE ${owner} % ${plan.shards} = ${last}$`,
+        ),
+      );
+      expect(sql.join).toMatch(
+        /FROM default\.t_join_\d+ ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_join_\d+\) USING key WHERE id < id_2/,
+      );
+      expect(sql.drop).toBe(`DROP TABLE IF EXISTS default.t_join_${last}`);
     }
   });
 });
