@@ -2,6 +2,8 @@
 //   dist/index.mjs, dist/index.cjs  the library, one self-contained file each, WASM embedded as base64
 //   dist/index.d.ts, dist/index.d.cts + dist/types/, dist/types-cjs/  declarations for import and for require
 //   dist/cli.mjs                    the command-line tool (src/cli/cli.ts), importing ./index.mjs
+//   dist/clickhouse.{mjs,cjs,d.ts,d.cts}  simhash-wasm/clickhouse (src/clickhouse/index.ts), Node only; imports
+//                                   @clickhouse/client (an optional peer dependency) when first used
 //   dist/simhash.{simd,scalar}.wasm the raw modules, for environments that load .wasm files themselves
 // No rollup plugins from npm: the few file copies are small inline plugins below.
 import fs from 'node:fs';
@@ -46,7 +48,9 @@ function declarations() {
   return {
     name: 'declarations',
     writeBundle() {
-      const files = reachableDeclarations('index.d.ts');
+      const files = [
+        ...new Set([...reachableDeclarations('index.d.ts'), ...reachableDeclarations('clickhouse/index.d.ts')]),
+      ].sort();
       for (const [folder, type] of [
         ['types', null],
         ['types-cjs', 'commonjs'],
@@ -61,6 +65,8 @@ function declarations() {
       }
       fs.writeFileSync(path.join(DIST, 'index.d.ts'), "export * from './types/index.js';\n");
       fs.writeFileSync(path.join(DIST, 'index.d.cts'), "export * from './types-cjs/index.js';\n");
+      fs.writeFileSync(path.join(DIST, 'clickhouse.d.ts'), "export * from './types/clickhouse/index.js';\n");
+      fs.writeFileSync(path.join(DIST, 'clickhouse.d.cts'), "export * from './types-cjs/clickhouse/index.js';\n");
     },
   };
 }
@@ -101,6 +107,22 @@ const onwarn = (warning) => {
 
 /** Node built-ins stay imports (the Node-only paths load them lazily, e.g. worker_threads for threads: 2). */
 const external = (id) => id.startsWith('node:') || builtinModules.includes(id);
+
+/** The ClickHouse client is the user's to install (an optional peer dependency), never bundled. */
+const CLICKHOUSE_CLIENT = '@clickhouse/client';
+
+/** The CLI loads simhash-wasm/clickhouse only for its ClickHouse commands: as ./clickhouse.mjs, not a copy. */
+function clickhouseEntry() {
+  const entry = path.resolve(ESM, 'clickhouse/index.js');
+  return {
+    name: 'clickhouse-entry',
+    resolveId(source, importer) {
+      if (!importer || !source.startsWith('.')) return null;
+      if (path.resolve(path.dirname(importer), source) !== entry) return null;
+      return { id: path.resolve(DIST, 'clickhouse.mjs'), external: true };
+    },
+  };
+}
 
 /**
  * The CLI shares the library rather than carrying a second copy of it (and of the embedded WASM): every library
@@ -159,13 +181,30 @@ export default [
     ],
     plugins: [recordLibrary(), ignoreNodeImportsInBundlers(), declarations(), rawWasm()],
   },
-  // The CLI comes second: configs build in order, so the library's record is complete when the CLI is resolved.
+  {
+    input: `${ESM}/clickhouse/index.js`,
+    onwarn,
+    external: (id) => external(id) || id === CLICKHOUSE_CLIENT,
+    output: [
+      { file: `${DIST}/clickhouse.mjs`, format: 'es' },
+      { file: `${DIST}/clickhouse.cjs`, format: 'cjs', exports: 'named' },
+    ],
+  },
+  // The CLI comes last: configs build in order, so the library's record is complete when the CLI is resolved.
   {
     input: `${ESM}/cli/cli.js`,
     onwarn,
     external,
     makeAbsoluteExternalsRelative: false,
-    output: { file: `${DIST}/cli.mjs`, format: 'es', paths: { [path.resolve(DIST, 'index.mjs')]: './index.mjs' } },
-    plugins: [sharedLibrary()],
+    output: {
+      file: `${DIST}/cli.mjs`,
+      format: 'es',
+      inlineDynamicImports: true,
+      paths: {
+        [path.resolve(DIST, 'index.mjs')]: './index.mjs',
+        [path.resolve(DIST, 'clickhouse.mjs')]: './clickhouse.mjs',
+      },
+    },
+    plugins: [clickhouseEntry(), sharedLibrary()],
   },
 ];

@@ -11,7 +11,7 @@ interface BenchRow {
   ratio?: string;
 }
 
-const topics = ['fingerprint', 'hamming', 'fingerprint-index', 'dedup', 'threads', 'peers'];
+const topics = ['fingerprint', 'hamming', 'fingerprint-index', 'dedup', 'threads', 'peers', 'clickhouse'];
 const only = process.argv.slice(2);
 
 function table(title: string, rows: BenchRow[]): string {

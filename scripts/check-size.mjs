@@ -17,7 +17,11 @@ const KB = 1024;
 export const BUDGETS = {
   'dist/index.mjs': { raw: 512 * KB, gzip: 136 * KB },
   'dist/index.cjs': { raw: 512 * KB, gzip: 136 * KB },
-  'dist/cli.mjs': { raw: 48 * KB, gzip: 16 * KB },
+  // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
+  'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
+  // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
+  'dist/clickhouse.mjs': { raw: 64 * KB, gzip: 18 * KB },
+  'dist/clickhouse.cjs': { raw: 64 * KB, gzip: 18 * KB },
   'dist/simhash.simd.wasm': { raw: 160 * KB, gzip: 28 * KB },
   'dist/simhash.scalar.wasm': { raw: 160 * KB, gzip: 28 * KB },
 };

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
 import { toHex } from '../fingerprint/bits.js';
-import { defaultDedupK, type ClusterMode, type VerifyOptions } from '../dedup/dedup.js';
+import { clusters, defaultDedupK, type ClusterMode, type VerifyOptions } from '../dedup/dedup.js';
 import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
@@ -30,6 +30,7 @@ import {
   readOptions,
   threadsOption,
   UsageError,
+  type Values,
 } from './usage.js';
 
 // The sample sits in the repository's data/ folder (not in the published package): one level above dist/cli.mjs,
@@ -56,6 +57,11 @@ function fingerprintHex(fps: BigUint64Array, i: number, bits: 32 | 64 | 128): st
   return toHex(bits === 128 ? (fps[i * 2 + 1]! << 64n) | fps[i * 2]! : fps[i]!, bits);
 }
 
+/** --format tsv: the fingerprint as UInt64 decimals, the columns of simhash-wasm/clickhouse (128 bits: low, high). */
+function fingerprintWords(fps: BigUint64Array, i: number, bits: 32 | 64 | 128): string {
+  return bits === 128 ? `${fps[i * 2]}\t${fps[i * 2 + 1]}` : String(fps[i]);
+}
+
 // ---- commands ----
 
 async function hashCommand(args: string[]): Promise<number> {
@@ -64,7 +70,7 @@ async function hashCommand(args: string[]): Promise<number> {
     await write(HELP.hash + '\n');
     return 0;
   }
-  const format = choice(v.format, 'format', ['text', 'jsonl'] as const, 'text');
+  const format = choice(v.format, 'format', ['text', 'jsonl', 'tsv'] as const, 'text');
   const o = readOptions(v);
   const hashOpts = hashOptions(v);
   const threads = threadsOption(v, cores());
@@ -80,6 +86,10 @@ async function hashCommand(args: string[]): Promise<number> {
     for await (const batch of simhashStream(texts(), { ...hashOpts, threads })) {
       for (let j = 0; j < batch.featureCounts.length; j++) {
         const i = batch.first + j;
+        if (format === 'tsv') {
+          await out.line(`${i}\t${fingerprintWords(batch.fingerprints, j, hashOpts.bits)}`);
+          continue;
+        }
         const hex = fingerprintHex(batch.fingerprints, j, hashOpts.bits);
         await out.line(
           format === 'jsonl' ? `{"id":${corpus.nameJson(i)},"fingerprint":"${hex}"}` : `${hex}\t${corpus.nameText(i)}`,
@@ -121,6 +131,7 @@ async function dedupCommand(args: string[]): Promise<number> {
     }
   }
   const threads = threadsOption(v, cores());
+  if (v.clickhouse !== undefined) return dedupOnClickHouse(v, positionals, k, verified, threads);
   let o = readOptions(v);
   let inputs = positionals;
   const summary = v.summary === true || (v.sample === true && v.format === undefined && !v.pairs);
@@ -168,6 +179,60 @@ async function dedupCommand(args: string[]): Promise<number> {
   }
 }
 
+/** dedup --clickhouse URLS: fingerprints here, the join on the cluster, clusters here; pairs are not verified. */
+async function dedupOnClickHouse(
+  v: Values,
+  positionals: string[],
+  k: number,
+  verified: boolean,
+  threads: number,
+): Promise<number> {
+  if (verified) throw new UsageError('--clickhouse joins fingerprints only (the texts stay here): add --no-verify');
+  if (v.sample || v.summary) throw new UsageError('--clickhouse prints pairs or clusters: drop --sample / --summary');
+  const format = choice(v.format as string | undefined, 'format', ['jsonl', 'csv'] as const, 'jsonl');
+  const mode = choice(v.mode as string | undefined, 'mode', ['connected', 'centre'] as ClusterMode[], 'connected');
+  const hashOpts = hashOptions(v);
+  const report = new Reporter(v.strict === true);
+  const progress = new Progress();
+  await init();
+  const corpus = new Corpus(positionals, readOptions(v), report, progress, false);
+  const words = hashOpts.bits / 64;
+  let fps = new BigUint64Array(1 << 16);
+  let n = 0;
+  async function* texts(): AsyncGenerator<string | Uint8Array> {
+    for await (const doc of corpus.documents()) yield doc.text;
+  }
+  try {
+    for await (const batch of simhashStream(texts(), { ...hashOpts, threads })) {
+      const m = batch.featureCounts.length;
+      if ((n + m) * words > fps.length) {
+        const grown = new BigUint64Array(Math.max(fps.length * 2, (n + m) * words));
+        grown.set(fps.subarray(0, n * words));
+        fps = grown;
+      }
+      fps.set(batch.fingerprints.subarray(0, m * words), n * words);
+      n += m;
+    }
+  } finally {
+    corpus.close();
+    progress.done();
+  }
+  if (n === 0) throw noDocuments(report);
+  const { joinOnCluster } = await import('./clickhouse.js');
+  const joined = await joinOnCluster(v.clickhouse as string, fps.subarray(0, n * words), k, hashOpts.bits);
+  const c = clusters(n, joined.pairs, { mode });
+  const result = { count: n, pairs: joined.pairs, clusterOf: c.clusterOf };
+  if (v.pairs) await printPairs(corpus, result, format);
+  else await printClusters(corpus, result, format, v.all === true);
+  if (process.stderr.isTTY) {
+    const t = joined.timings;
+    process.stderr.write(
+      `${n} documents, ${joined.pairs.a.length} pairs on ClickHouse (insert ${ms(t.insert)}, join ${ms(t.join)})\n`,
+    );
+  }
+  return 0;
+}
+
 /** Cluster members grouped by representative (counting sort): members of rep r are order[start[r]..start[r+1]]. */
 function groups(clusterOf: Uint32Array): { start: Uint32Array; order: Uint32Array } {
   const n = clusterOf.length;
@@ -180,7 +245,9 @@ function groups(clusterOf: Uint32Array): { start: Uint32Array; order: Uint32Arra
   return { start, order };
 }
 
-async function printClusters(corpus: Corpus, r: DedupStreamResult, format: 'jsonl' | 'csv', all: boolean) {
+type Printed = Pick<DedupStreamResult, 'count' | 'pairs' | 'clusterOf'>;
+
+async function printClusters(corpus: Corpus, r: Printed, format: 'jsonl' | 'csv', all: boolean) {
   const out = new Output();
   const { start, order } = groups(r.clusterOf);
   if (format === 'csv') await out.line('document,cluster,size');
@@ -200,7 +267,7 @@ async function printClusters(corpus: Corpus, r: DedupStreamResult, format: 'json
   await out.flush();
 }
 
-async function printPairs(corpus: Corpus, r: DedupStreamResult, format: 'jsonl' | 'csv') {
+async function printPairs(corpus: Corpus, r: Printed, format: 'jsonl' | 'csv') {
   const out = new Output();
   const { a, b, distance } = r.pairs;
   if (format === 'csv') await out.line('a,b,distance');
@@ -270,6 +337,7 @@ async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFact
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   dedup: dedupCommand,
   hash: hashCommand,
+  sql: (args) => import('./clickhouse.js').then((m) => m.sqlCommand(args)),
 };
 
 /** Runs the tool on `argv` (without node and the script) and returns the exit code. */

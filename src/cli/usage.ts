@@ -36,6 +36,7 @@ export const HELP: Record<string, string> = {
 Commands:
   dedup    find near-duplicate documents and print their clusters
   hash     print one fingerprint per document
+  sql      print the SQL of the near-duplicate join for a database cluster (ClickHouse)
 
 Run "${NAME} <command> --help" for a command's options.
 Exit codes: 0 success, 1 error, 2 usage.`,
@@ -59,6 +60,9 @@ Dedup:
   --all                also print documents without near-duplicates (clusters of one)
   --summary            print a readable summary (counts, largest clusters, time) instead
   --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
+  --clickhouse URLS    join on a ClickHouse cluster (one HTTP URL per shard, comma-separated, as
+                       scripts/clickhouse-cluster.sh urls prints them; needs @clickhouse/client and
+                       --no-verify --k K); fingerprints are computed here
 
 ${INPUT_HELP}
   -h, --help           this help`,
@@ -66,11 +70,28 @@ ${INPUT_HELP}
 
 Prints one fingerprint per document: "HEX<tab>NAME" lines, or JSON Lines {"id", "fingerprint"} with --format jsonl.
 
-  --format FORMAT      text (default) or jsonl
+  --format FORMAT      text (default), jsonl, or tsv: "INDEX<tab>FINGERPRINT" as UInt64 decimals (128 bits:
+                       low word, then high), for clickhouse-client inserts into simhash-wasm/clickhouse tables
 
 ${INPUT_HELP}
   -h, --help           this help`,
 };
+
+HELP.sql = `Usage: ${NAME} sql --engine clickhouse --k K [--bits 64|128] [--shards N] [options]
+
+Prints the SQL of the near-duplicate join on a ClickHouse cluster: the tables to create on every shard, how to
+insert fingerprints (${NAME} hash --format tsv), and each shard's join statement, planned by the same cost model
+as simhash-wasm/clickhouse.
+
+  --engine clickhouse  the database (only ClickHouse so far)
+  --k N                largest Hamming distance of the pairs
+  --bits 64|128        fingerprint width (default 64)
+  --shards N           shards of the cluster (default 1)
+  --size N             fingerprints the tables are planned for (default 1000000)
+  --table NAME         base name of the tables (default simhash)
+  --cluster NAME       the cluster in remote_servers (default simhash)
+  --database NAME      (default default)
+  -h, --help           this help`;
 
 export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -100,6 +121,7 @@ export const DEDUP_OPTIONS = {
   sample: { type: 'boolean' },
   threshold: { type: 'string' },
   'no-verify': { type: 'boolean' },
+  clickhouse: { type: 'string' },
 } as const;
 
 export function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {

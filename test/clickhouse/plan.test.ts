@@ -1,0 +1,279 @@
+// The cluster join planner (src/clickhouse/plan.ts) and its SQL (sql.ts), without ClickHouse: the exactness
+// argument checked against brute force on small inputs (every pair within k shares a key, and exactly one key
+// emits it), the key packing against an independent bit-by-bit reference, the cost model's growth, the SQL's
+// portability, and the argument checks. test/clickhouse/cluster.test.ts runs the same plans on a real cluster.
+import { describe, expect, it } from 'vitest';
+import {
+  type ClusterJoinPlan,
+  fingerprintKeys,
+  groupPairKey,
+  planClusterJoin,
+  planClusterLookup,
+  tableMask,
+} from '../../src/clickhouse/plan.js';
+import { createSql, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
+import { createClickHouseTables } from '../../src/clickhouse/index.js';
+import { bruteForcePairs, plantedFingerprints, popcount, valueAt } from './data.js';
+
+const names = { database: 'default', cluster: 'simhash', base: 't' };
+
+/** Bit i of a fingerprint (128 bits: word i >> 6). */
+function bit(v: bigint, i: number): bigint {
+  return (v >> BigInt(i)) & 1n;
+}
+
+/** Table t's key computed bit by bit from the plan's blocks (independent of keySegments and the fold). */
+function referenceKeyBits(plan: ClusterJoinPlan, t: number, v: bigint): string {
+  let s = `${t}:`;
+  for (const id of plan.tables[t]!) {
+    const { start, width } = plan.blocks[id]!;
+    for (let i = start + width - 1; i >= start; i--) s += bit(v, i);
+  }
+  return s;
+}
+
+/** The pairs a plan emits, simulated in JavaScript: rows sharing a key, verified, kept by the first agreeing table. */
+function simulateJoin(plan: ClusterJoinPlan, fps: BigUint64Array): string[] {
+  const n = fps.length / (plan.bits / 64);
+  const v = Array.from({ length: n }, (_, i) => valueAt(fps, plan.bits, i));
+  const rows = new Map<string, number[]>();
+  for (let i = 0; i < n; i++) {
+    const keys =
+      plan.kind === 'grid'
+        ? Array.from({ length: plan.groups }, (_, j) => BigInt(groupPairKey(i % plan.groups, j)))
+        : fingerprintKeys(plan, v[i]! & ((1n << 64n) - 1n), v[i]! >> 64n);
+    for (const key of keys) {
+      const list = rows.get(String(key)) ?? [];
+      list.push(i);
+      rows.set(String(key), list);
+    }
+  }
+  const masks = plan.tables.map((_, t) => tableMask(plan, t));
+  const out: string[] = [];
+  for (const [key, list] of rows) {
+    const t = plan.tableBits === 0 ? 0 : Number(BigInt(key) >> BigInt(64 - plan.tableBits));
+    for (const a of list)
+      for (const b of list) {
+        if (a >= b) continue;
+        const x = v[a]! ^ v[b]!;
+        const d = popcount(x);
+        if (d > plan.k) continue;
+        if (plan.kind === 'grid') {
+          if (BigInt(groupPairKey(a % plan.groups, b % plan.groups)) !== BigInt(key)) continue;
+        } else {
+          const full = (m: [bigint, bigint]) => m[0] | (m[1] << 64n);
+          const first = masks.findIndex((m) => (x & full(m)) === 0n);
+          if (first !== t) continue;
+        }
+        out.push(`${a},${b},${d}`);
+      }
+  }
+  return out;
+}
+
+describe('planClusterJoin: exactness against brute force', () => {
+  const cases: Array<[64 | 128, number, number | 'grid' | undefined]> = [
+    [64, 0, undefined],
+    [64, 1, undefined],
+    [64, 3, undefined],
+    [64, 3, 4],
+    [64, 3, 6],
+    [64, 6, undefined],
+    [64, 6, 9],
+    [64, 10, undefined],
+    [64, 3, 'grid'],
+    [64, 40, undefined],
+    [128, 0, undefined],
+    [128, 3, undefined],
+    [128, 6, 7],
+    [128, 7, 11],
+    [128, 10, undefined],
+  ];
+  for (const [bits, k, blocks] of cases) {
+    it(`every pair within k comes out exactly once (${bits} bits, k = ${k}, blocks ${blocks ?? 'planned'})`, () => {
+      const n = 300;
+      const fps = plantedFingerprints(n, k, bits, 31 * k + bits);
+      for (const shards of k % 2 === 0 ? [1, 3] : [3]) {
+        const plan = planClusterJoin({ size: n, k, bits, shards, ...(blocks !== undefined && { blocks }) });
+        const got = simulateJoin(plan, fps);
+        // Once: no pair twice.
+        expect(new Set(got).size).toBe(got.length);
+        expect(got.sort()).toEqual(bruteForcePairs(fps, bits, k).sort());
+      }
+    });
+  }
+
+  it('a pair at distance exactly k agrees on some table key, for every way of spreading k bits over the blocks', () => {
+    for (const [bits, k] of [
+      [64, 3],
+      [64, 6],
+      [128, 5],
+    ] as const) {
+      const plan = planClusterJoin({ size: 1e7, k, bits, shards: 3 });
+      const b = plan.blocks.length;
+      // Every assignment of the k differing bits to blocks (with repetition): some table's blocks have none.
+      const assign = (left: number, from: number, used: Set<number>): void => {
+        if (left === 0) {
+          expect(plan.tables.some((key) => key.every((id) => !used.has(id)))).toBe(true);
+          return;
+        }
+        for (let id = from; id < b; id++) assign(left - 1, id, new Set([...used, id]));
+      };
+      assign(k, 0, new Set());
+    }
+  });
+});
+
+describe('fingerprintKeys', () => {
+  it('packs exactly the key blocks under the table id when they fit (bit-by-bit reference)', () => {
+    for (const [bits, k] of [
+      [64, 0],
+      [64, 3],
+      [64, 6],
+      [128, 3],
+      [128, 7],
+    ] as const) {
+      const plan = planClusterJoin({ size: 1e6, k, bits, shards: 3 });
+      const fps = plantedFingerprints(50, k, bits, 5);
+      for (let i = 0; i < 50; i++) {
+        const v = valueAt(fps, bits, i);
+        const keys = fingerprintKeys(plan, v & ((1n << 64n) - 1n), v >> 64n);
+        expect(keys.length).toBe(plan.tables.length);
+        keys.forEach((key, t) => {
+          expect(key >= 0n && key < 1n << 64n).toBe(true);
+          if (plan.tableBits > 0) expect(Number(key >> BigInt(64 - plan.tableBits))).toBe(t);
+          if (plan.keyBits[t]! <= 64 - plan.tableBits) {
+            const low = (key & ((1n << BigInt(plan.keyBits[t]!)) - 1n)).toString(2).padStart(plan.keyBits[t]!, '0');
+            expect(`${t}:${low}`).toBe(referenceKeyBits(plan, t, v));
+          }
+        });
+      }
+    }
+  });
+
+  it('folds keys wider than 64 bits: equal blocks give equal keys, and distinct blocks rarely collide', () => {
+    const plan = planClusterJoin({ size: 100, k: 0, bits: 128, shards: 1 });
+    expect(plan.keyBits[0]).toBe(128);
+    const fps = plantedFingerprints(2000, 0, 128, 9);
+    const seen = new Map<bigint, bigint>();
+    let collisions = 0;
+    for (let i = 0; i < 2000; i++) {
+      const v = valueAt(fps, 128, i);
+      const [key] = fingerprintKeys(plan, fps[2 * i]!, fps[2 * i + 1]!);
+      const before = seen.get(key!);
+      if (before !== undefined && before !== v) collisions++;
+      seen.set(key!, v);
+    }
+    expect(collisions).toBe(0);
+  });
+
+  it('refuses grid plans (their keys come from ids)', () => {
+    expect(() => fingerprintKeys(planClusterJoin({ size: 10, k: 3, shards: 2, blocks: 'grid' }), 1n)).toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe('planClusterJoin: cost model', () => {
+  it('keeps key rows and join rows near-linear in n at k = 3 (64 bits), from 10^5 to 10^10', () => {
+    for (const shards of [3, 10, 100]) {
+      for (let n = 1e5; n <= 1e10; n *= 10) {
+        const plan = planClusterJoin({ size: n, k: 3, shards });
+        expect(plan.kind).toBe('blocks');
+        expect(plan.keysPerFingerprint).toBeLessThanOrEqual(35);
+        expect(plan.estimate.keyRows).toBe(n * plan.keysPerFingerprint);
+        // Join rows stay within a small multiple of the key rows: no n² term survives.
+        expect(plan.estimate.joinRows).toBeLessThanOrEqual(4 * plan.estimate.keyRows);
+        expect(plan.estimate.keyRowsPerShard).toBeCloseTo(plan.estimate.keyRows / shards);
+      }
+    }
+  });
+
+  it('picks five blocks keyed by pairs at 10^7, k = 3 (the measured best), four 16-bit blocks at 10^4', () => {
+    const big = planClusterJoin({ size: 1e7, k: 3, shards: 3 });
+    expect([big.blocks.length, big.tables.length]).toEqual([5, 10]);
+    expect(big.keyBits.every((w) => w >= 25 && w <= 26)).toBe(true);
+    const small = planClusterJoin({ size: 1e4, k: 3, shards: 3 });
+    expect([small.blocks.length, small.tables.length]).toEqual([4, 4]);
+  });
+
+  it('compares everything (grid) when no block plan is cheaper, with one group per shard', () => {
+    const plan = planClusterJoin({ size: 1e4, k: 40, shards: 3 });
+    expect(plan.kind).toBe('grid');
+    expect(plan.groups).toBe(3);
+    expect(plan.keysPerFingerprint).toBe(3);
+  });
+
+  it('gives every group pair its own key', () => {
+    const seen = new Set<number>();
+    for (let g = 0; g < 20; g++) for (let j = g; j < 20; j++) seen.add(groupPairKey(g, j));
+    expect(seen.size).toBe(210);
+    expect(groupPairKey(3, 7)).toBe(groupPairKey(7, 3));
+  });
+});
+
+describe('cluster SQL', () => {
+  const plans = [
+    planClusterJoin({ size: 1e7, k: 3, shards: 3 }),
+    planClusterJoin({ size: 1e5, k: 6, bits: 128, shards: 3 }),
+    planClusterJoin({ size: 1e4, k: 40, shards: 3 }),
+    planClusterJoin({ size: 100, k: 0, bits: 128, shards: 1 }),
+  ];
+  it('avoids what 18.16 or current ClickHouse lack: bitCount, hammingDistance, ON CLUSTER, query parameters', () => {
+    for (const plan of plans) {
+      const sql = [
+        ...createSql(plan, planClusterLookup({ size: plan.plannedSize, k: plan.k, bits: plan.bits, shards: 3 }), names),
+        ...Object.values(joinSql(plan, names, 0)),
+        scanSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), 3),
+        ...(plan.kind === 'blocks' ? [lookupSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), [5n], 3)] : []),
+      ].join('\n');
+      expect(sql).not.toMatch(/bitCount|hammingDistance|ON CLUSTER|\{[a-z_]+:/i);
+      // Subtraction of UInt64 gives Int64 in ClickHouse: none anywhere.
+      expect(sql).not.toMatch(/minus\(| - /);
+    }
+  });
+
+  it("joins on each shard the key rows it owns, gathered from every shard's fingerprints", () => {
+    for (const plan of plans) {
+      const last = plan.shards - 1;
+      const sql = joinSql(plan, names, last);
+      const owner = plan.kind === 'grid' ? 'key' : 'intHash64\\(key\\)';
+      expect(sql.gather).toMatch(
+        new RegExp(
+          `^CREATE TABLE default\\.t_join_${last} ENGINE = Memory AS SELECT arrayJoin\\(.*\\) AS key, id, .* FROM default\\.t_fp_all WHERE ${owner} % ${plan.shards} = ${last}$`,
+        ),
+      );
+      expect(sql.join).toMatch(
+        /FROM default\.t_join_\d+ ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_join_\d+\) USING key WHERE id < id_2/,
+      );
+      expect(sql.drop).toBe(`DROP TABLE IF EXISTS default.t_join_${last}`);
+    }
+  });
+});
+
+describe('createClickHouseTables: bad input fails before any request', () => {
+  // Port 9 (discard) on loopback: nothing listens there, so a request would fail differently.
+  const urls = 'http://127.0.0.1:9';
+  const base = { urls, table: 'x', k: 3, expectedSize: 10 };
+  const cases: Array<[string, unknown, ErrorConstructor, RegExp]> = [
+    ['options not an object', null, TypeError, /options must be an object/],
+    ['unknown option', { ...base, kk: 1 }, TypeError, /unknown option "kk"/],
+    ['urls missing', { ...base, urls: undefined }, TypeError, /urls must be/],
+    ['a URL that is not http', { ...base, urls: 'ftp://x' }, RangeError, /"ftp:\/\/x"/],
+    ['table not an identifier', { ...base, table: 'a; DROP' }, RangeError, /"a; DROP"/],
+    ['k not an integer', { ...base, k: 2.5 }, RangeError, /k must be an integer from 0 to 64, got 2.5/],
+    ['k too large', { ...base, bits: 128, k: 129 }, RangeError, /from 0 to 128, got 129/],
+    ['k a string', { ...base, k: '3' }, TypeError, /k must be a number, got "3"/],
+    ['bits', { ...base, bits: 32 }, RangeError, /bits must be 64 or 128, got 32/],
+    ['expectedSize', { ...base, expectedSize: -1 }, RangeError, /size must be an integer/],
+    ['blocks too few', { ...base, blocks: 3 }, RangeError, /blocks must be an integer from 4 to 16, got 3/],
+    ['requestTimeout', { ...base, requestTimeout: 0 }, RangeError, /requestTimeout/],
+  ];
+  for (const [what, options, type, message] of cases) {
+    it(what, async () => {
+      const p = createClickHouseTables(options as never);
+      await expect(p).rejects.toThrow(type);
+      await expect(p).rejects.toThrow(message);
+    });
+  }
+});
