@@ -123,8 +123,13 @@ export function joinHistogram64(fps: usize, n: u32, segs: usize, nsegs: u32, low
   }
 }
 
-/** The first radix pass: permutes each fingerprint again and scatters it (with its index) by digit 0. */
-export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys: usize, idx: usize, lowShift: u32, digitBits: u32, hist: usize): void {
+/**
+ * The first radix pass: permutes each fingerprint again and scatters it by digit 0, with its index: i, or
+ * srcIdx[i] when the fingerprints are a bucket of an earlier scatter (srcIdx != 0).
+ */
+export function joinScatter64(
+  fps: usize, srcIdx: usize, n: u32, segs: usize, nsegs: u32, keys: usize, idx: usize, lowShift: u32, digitBits: u32, hist: usize,
+): void {
   let buckets = <u32>1 << digitBits;
   let dmask = <u64>(buckets - 1);
   prefixSums(hist, buckets);
@@ -136,7 +141,7 @@ export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys:
       let at = load<u32>(hp);
       store<u32>(hp, at + 1);
       store<u64>(keys + (<usize>at << 3), p);
-      store<u32>(idx + (<usize>at << 2), i);
+      store<u32>(idx + (<usize>at << 2), srcIdx != 0 ? load<u32>(srcIdx + (<usize>i << 2)) : i);
     }
     return;
   }
@@ -154,7 +159,7 @@ export function joinScatter64(fps: usize, n: u32, segs: usize, nsegs: u32, keys:
     let at = load<u32>(hp);
     store<u32>(hp, at + 1);
     store<u64>(keys + (<usize>at << 3), p);
-    store<u32>(idx + (<usize>at << 2), i);
+    store<u32>(idx + (<usize>at << 2), srcIdx != 0 ? load<u32>(srcIdx + (<usize>i << 2)) : i);
   }
 }
 

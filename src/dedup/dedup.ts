@@ -147,7 +147,7 @@ function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
 const MIN_THREADED_COST = 20e6;
 
 /**
- * The tables dealt round-robin to `threads` shares: share 0 here, the others in pool workers at the same time;
+ * The tables split into `threads` contiguous shares: share 0 here, the others in pool workers at the same time;
  * a pair is emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
  */
 export async function findInThreads(
@@ -158,7 +158,9 @@ export async function findInThreads(
 ): Promise<NearDuplicatePairs> {
   const rt = wasm();
   const shares = Math.min(threads, plan.tables.length);
-  const share = (s: number) => plan.tables.map((_, t) => t).filter((t) => t % shares === s);
+  // Contiguous runs of tables: neighbours mostly share their first key block, which one scatter serves (join.ts).
+  const share = (s: number) =>
+    plan.tables.map((_, t) => t).filter((t) => Math.floor((t * shares) / plan.tables.length) === s);
   const pool = sharedPool();
   // Posted before this thread starts its own share, so all run at once.
   const jobs: Promise<BigUint64Array>[] = [];

@@ -5,7 +5,7 @@ import { Region, type Heap } from '../runtime/heap.js';
 import { align16 } from '../runtime/marshal.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
-import { SEGMENT_BYTES } from './join-layout.shared.js';
+import { S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 import { type JoinPlan, canonicalTables, pairSortPasses, tableLayout } from './join-plan.js';
 
 /** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
@@ -38,6 +38,7 @@ interface JoinKernels {
   ): void;
   joinScatter64(
     fps: number,
+    srcIdx: number,
     n: number,
     segs: number,
     nsegs: number,
@@ -151,6 +152,12 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
 /**
  * Permutes, sorts and walks the given tables; returns the pair keys (in the pairs region) and their count.
  * The fingerprints are copied into WebAssembly memory first.
+ *
+ * 64-bit plans that sort: the tables whose keys start with the same block are walked together. The fingerprints
+ * are scattered once by the top bits of that block (`groupBits`, at most one radix digit), and each bucket, a few
+ * hundred KiB at 10^7, is then permuted, sorted and walked for every table of the group while it stays in cache:
+ * a run of equal sort bits never crosses a bucket, since the sort bits begin with the block. Otherwise (128 bits,
+ * or compare all) every table is permuted and sorted whole.
  */
 export function walkTables(
   rt: Runtime,
@@ -167,9 +174,10 @@ export function walkTables(
   heap.u64.set(fps, fpsPtr >>> 3);
 
   const b = plan.blocks.length;
+  const grouped = words === 1 && plan.sortBits > 0;
   const canon = canonicalTables(plan);
   const layouts = tables.map((t) => tableLayout(plan, t));
-  let maxSegBytes = 0;
+  let maxSegBytes = SEGMENT_BYTES;
   for (const l of layouts) maxSegBytes = Math.max(maxSegBytes, l.segments.byteLength);
   const histBytes = align16(Math.max(1, plan.passes) * (1 << plan.digitBits) * 4);
   const keyBytes = align16(n * 8);
@@ -181,6 +189,8 @@ export function walkTables(
     losB: words === 2 ? keyBytes : 0,
     idxA: idxBytes,
     idxB: idxBytes,
+    groupKeys: grouped ? keyBytes : 0,
+    groupIdx: grouped ? idxBytes : 0,
     hist: histBytes,
     segs: align16(maxSegBytes),
     masks: b * 8 * words,
@@ -198,43 +208,41 @@ export function walkTables(
   const pairShift = Math.max(1, Math.ceil(Math.log2(n)));
   const lowShift = 64 - plan.sortBits;
   const topMask = plan.sortBits === 0 ? 0n : ((1n << BigInt(plan.sortBits)) - 1n) << BigInt(lowShift);
+  // The first pass scatters straight from the fingerprints; a plan that sorts nothing (compare all) still takes
+  // one 1-bit pass to lay the table out.
+  const passes = Math.max(1, plan.passes);
+  const shift = Math.min(lowShift, 63);
   let cap = Math.max(1024, n >>> 4);
   let out = r.pairs.reserve(cap * 8);
   let count = 0;
-  tables.forEach((table, i) => {
+
+  const useLayout = (i: number): number => {
     const layout = layouts[i]!;
     heap.u32.set(layout.segments, p.segs >>> 2);
     heap.u64.set(layout.masks, p.masks >>> 3);
-    const nsegs = layout.segments.byteLength / SEGMENT_BYTES;
-    // The first pass scatters straight from the fingerprints into B; a plan that sorts nothing (compare all)
-    // still takes one 1-bit pass to lay the table out.
-    const passes = Math.max(1, plan.passes);
-    const shift = Math.min(lowShift, 63);
-    if (words === 1) {
-      kernels.joinHistogram64(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
-      kernels.joinScatter64(fpsPtr, n, p.segs, nsegs, p.keysB, p.idxB, shift, plan.digitBits, p.hist);
-    } else {
-      kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
-      kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
-    }
+    return layout.segments.byteLength / SEGMENT_BYTES;
+  };
+  /** Sorts the table scattered into B (m entries from entry `from`) on passes 1 to `upTo`, then walks its runs. */
+  const sortAndWalk = (table: number, from: number, m: number, upTo = passes): void => {
+    const off = (buf: number, bytes: number) => (buf === 0 ? 0 : buf + from * bytes);
     const inB = kernels.radixSort(
-      p.keysA,
-      p.losA,
-      p.idxA,
-      p.keysB,
-      p.losB,
-      p.idxB,
-      n,
+      off(p.keysA, 8),
+      off(p.losA, 8),
+      off(p.idxA, 4),
+      off(p.keysB, 8),
+      off(p.losB, 8),
+      off(p.idxB, 4),
+      m,
       shift,
       plan.digitBits,
       1,
-      passes,
+      upTo,
       1,
       p.hist,
     );
-    const keys = inB ? p.keysB : p.keysA;
-    const los = inB ? p.losB : p.losA;
-    const idx = inB ? p.idxB : p.idxA;
+    const keys = off(inB ? p.keysB : p.keysA, 8);
+    const los = off(inB ? p.losB : p.losA, 8);
+    const idx = off(inB ? p.idxB : p.idxA, 4);
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
       const written =
@@ -242,7 +250,7 @@ export function walkTables(
           ? kernels.joinWalk64(
               keys,
               idx,
-              n,
+              m,
               topMask,
               plan.k,
               p.masks,
@@ -258,7 +266,7 @@ export function walkTables(
               keys,
               los,
               idx,
-              n,
+              m,
               topMask,
               plan.k,
               p.masks,
@@ -275,7 +283,68 @@ export function walkTables(
       cap *= 2;
       out = r.pairs.reserve(cap * 8, count * 8);
     }
+  };
+
+  if (!grouped) {
+    tables.forEach((table, i) => {
+      const nsegs = useLayout(i);
+      if (words === 1) {
+        kernels.joinHistogram64(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
+        kernels.joinScatter64(fpsPtr, 0, n, p.segs, nsegs, p.keysB, p.idxB, shift, plan.digitBits, p.hist);
+      } else {
+        kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
+        kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
+      }
+      sortAndWalk(table, 0, n);
+    });
+    return { ptr: out, count, fpsPtr };
+  }
+
+  const groups = new Map<number, number[]>();
+  tables.forEach((table, i) => {
+    const first = plan.tables[table]![0]!;
+    groups.set(first, [...(groups.get(first) ?? []), i]);
   });
+  const identity = new Uint32Array(SEGMENT_BYTES / 4);
+  identity[S_WIDTH / 4] = 64;
+  for (const [first, members] of groups) {
+    const block = plan.blocks[first]!;
+    const groupBits = Math.min(plan.digitBits, block.width, plan.sortBits);
+    const groupShift = block.start + block.width - groupBits;
+    heap.u32.set(identity, p.segs >>> 2);
+    kernels.joinHistogram64(fpsPtr, n, p.segs, 1, groupShift, groupBits, 1, p.hist);
+    kernels.joinScatter64(fpsPtr, 0, n, p.segs, 1, p.groupKeys, p.groupIdx, groupShift, groupBits, p.hist);
+    // After the scatter, entry d of the histogram is where bucket d ends.
+    const ends = heap.u32.slice(p.hist >>> 2, (p.hist >>> 2) + (1 << groupBits));
+    // When the top digit lies within the group's bits, it is the same throughout a bucket: not counted, not sorted.
+    const inBucket = shift + (passes - 1) * plan.digitBits >= 64 - groupBits ? passes - 1 : passes;
+    let from = 0;
+    for (const to of ends) {
+      const m = to - from;
+      if (m >= 2) {
+        for (const i of members) {
+          const nsegs = useLayout(i);
+          const keys = p.groupKeys + from * 8;
+          const idx = p.groupIdx + from * 4;
+          kernels.joinHistogram64(keys, m, p.segs, nsegs, shift, plan.digitBits, Math.max(1, inBucket), p.hist);
+          kernels.joinScatter64(
+            keys,
+            idx,
+            m,
+            p.segs,
+            nsegs,
+            p.keysB + from * 8,
+            p.idxB + from * 4,
+            shift,
+            plan.digitBits,
+            p.hist,
+          );
+          sortAndWalk(tables[i]!, from, m, inBucket);
+        }
+      }
+      from = to;
+    }
+  }
   return { ptr: out, count, fpsPtr };
 }
 

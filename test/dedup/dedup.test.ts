@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
 import { findWithPlan } from '../../src/dedup/join.js';
@@ -131,6 +132,49 @@ describe('findNearDuplicates', () => {
       }
     });
   }
+
+  it('bucketed 64-bit walk (tables grouped by first block) equals brute force for random plans (seeded)', () => {
+    // Any k, block count, sort width and digit width: covers groups whose block is narrower than a digit, digits
+    // that do not end at the top bit, one-pass plans, and buckets of 0, 1 and many fingerprints.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 400 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 0, max: 64 }),
+        (k, extra, sortBits, maxDigit, n, seed, spread) => {
+          const b = Math.min(16, k + extra);
+          const fps = planted(n, k, 64, seed);
+          // Confined to `spread` random bits (64: all), so equal sort bits are common and runs are long.
+          if (spread < 64) {
+            const next = rng(seed + 1);
+            let mask = 0n;
+            for (let i = 0; i < spread; i++) mask |= 1n << (next() % 64n);
+            for (let i = 0; i < n; i++) fps[i]! &= mask;
+          }
+          const plan = planWithBlocks(k, 64, b, sortBits, maxDigit);
+          expect(asStrings(findWithPlan(fps, plan))).toEqual(bruteForce(fps, k, 64));
+        },
+      ),
+      { seed: 15, numRuns: 120 },
+    );
+    // Blocks narrower than the top digit (the digit then varies within a bucket and must be sorted), on
+    // fingerprints confined to a few bits so runs are long.
+    const fps = planted(2000, 3, 64, 7).map((x) => x & 0x8421_0842_1084_2108n);
+    const expected = bruteForce(fps, 3, 64);
+    for (const [b, sortBits] of [
+      [9, 16],
+      [12, 16],
+      [16, 8],
+      [16, 24],
+    ] as const) {
+      const plan = planWithBlocks(3, 64, b, sortBits, 8);
+      expect(asStrings(findWithPlan(fps, plan)), `b=${b} sortBits=${plan.sortBits}`).toEqual(expected);
+    }
+  });
 
   it('resumes the walk when the output fills (many exact duplicates)', () => {
     const n = 3000; // 4.5 M pairs: more than the first output block holds
