@@ -7,13 +7,7 @@
 import { createClickHouseTables } from '../src/clickhouse/index.js';
 import { findNearDuplicates, init } from '../src/index.js';
 import { randomWords } from './corpus.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const K = 3;
 const LARGE = process.env.SIMHASH_BENCH_LARGE === '1';

@@ -18,13 +18,7 @@ import {
 import { planJoin } from '../src/dedup/join-plan.js';
 import { randomWords } from './corpus.js';
 import { jsVerifiedCount } from './verify-baseline.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const K = 3;
 const LARGE = process.env.SIMHASH_BENCH_LARGE === '1';

@@ -6,13 +6,7 @@
 // N = 10^5 and 10^6 by default; SIMHASH_BENCH_LARGE=1 adds 10^7. Alone: `npx tsx bench/fingerprint-index.bench.ts`.
 import { Bench } from 'tinybench';
 import { FingerprintIndex, FingerprintSet, init } from '../src/index.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const LATENCY_QUERIES = 20_000;
 const BATCH = 10_000;

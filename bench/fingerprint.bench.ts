@@ -7,13 +7,7 @@ import { createRequire } from 'node:module';
 import { createSimHasher, init, loadedBuild, simhashOfHashes, type Bits, type TokenizerName } from '../src/index.js';
 import { javaBigIntSimhash } from './baselines/java-bigint.js';
 import { englishDocuments, englishText } from './corpus.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const require = createRequire(import.meta.url);
 const sjs = require('simhash-js') as { SimHash: new () => { hash(text: string): number } };

@@ -19,13 +19,7 @@ import {
   withinDistance,
 } from '../src/index.js';
 import { randomWords } from './corpus.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const SCAN = 10_000_000;
 const JOIN = 100_000;

@@ -13,13 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dedup, findNearDuplicates, init, loadedBuild, simhashMany } from '../src/index.js';
 import { readRealCorpus, realCorpusFromEnv } from './real-corpus.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 interface SeomozRun {
   k: number;

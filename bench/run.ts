@@ -3,13 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const topics = ['fingerprint', 'hamming', 'fingerprint-index', 'dedup', 'threads', 'peers', 'clickhouse'];
 const only = process.argv.slice(2);

@@ -12,13 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dedup, init } from '../src/index.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = path.join(root, 'dist/cli.mjs');

@@ -16,13 +16,7 @@ import {
 } from '../src/index.js';
 import { sharedPool } from '../src/runtime/pool.js';
 import { englishDocuments, randomWords } from './corpus.js';
-
-interface BenchRow {
-  name: string;
-  value: string;
-  baseline?: string;
-  ratio?: string;
-}
+import type { BenchRow } from './bench-row.js';
 
 const SMALL = process.env.SIMHASH_BENCH_SMALL === '1';
 const THREADS = 2;
