@@ -224,5 +224,21 @@ describe('dedup collapses exact copies first', () => {
     expect(() => findNearDuplicates(fps, { k: 3 })).toThrow(/at least 4999950000 pairs/);
     const fine = new BigUint64Array(2000).fill(42n);
     expect(findNearDuplicates(fine, { k: 0 }).a.length).toBe((2000 * 1999) / 2);
+    // 2·10^4 fingerprints (more pairs in all than the limit) that share their top 24 bits but are all distinct: the
+    // quick bound (pairs within 24-bit buckets) is over the limit, so the exact count decides, and finds no
+    // identical pair to refuse.
+    const distinct = new BigUint64Array(2e4);
+    for (let i = 0; i < 2e4; i++) distinct[i] = (0xabcdefn << 40n) | BigInt(i * 0x10001);
+    const within = findNearDuplicates(distinct, { k: 0 });
+    expect(within.a.length).toBe(0);
+    // 128 bits: identical low words, distinct high words, are not identical fingerprints either.
+    const wide = new BigUint64Array(4e4);
+    for (let i = 0; i < 2e4; i++) {
+      wide[2 * i] = 42n;
+      wide[2 * i + 1] = (BigInt(i) * 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
+    }
+    expect(findNearDuplicates(wide, { k: 0, bits: 128 }).a.length).toBe(0);
+    const wideSame = new BigUint64Array(4e4).fill(7n);
+    expect(() => findNearDuplicates(wideSame, { k: 0, bits: 128 })).toThrow(/at least 199990000 pairs/);
   });
 });
