@@ -18,6 +18,7 @@ import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies, firstOfEqual } from './exact-copies.js';
 import {
   MAX_JOIN_PAIRS,
+  type Collapsed,
   type PairsMode,
   candidatePairs,
   collapse,
@@ -385,6 +386,49 @@ export function checkPairOptions(pairs: unknown, maxPairs: unknown): { pairs: Pa
   return { pairs, maxPairs };
 }
 
+/** dedup()'s options (dedupStream's too) with their defaults, checked before any hashing so a bad one fails fast. */
+export interface CheckedDedupOptions {
+  k: number;
+  bits: 64 | 128;
+  mode: ClusterMode;
+  verify: Required<VerifyOptions> | false;
+  pairs: PairsMode;
+  maxPairs: number;
+  /** The fingerprint options (bits may be absent: `bits` above is the width). */
+  hashOptions: SimHashOptions;
+}
+
+export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
+  const {
+    k: kOption,
+    mode = 'connected',
+    verify: verifyOption = {},
+    pairs: pairsOption = 'explain',
+    maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
+    ...hashOptions
+  } = options;
+  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
+  const k = kOption ?? defaultDedupK(hashOptions.bits === 128 ? 128 : 64, verify !== false);
+  const { bits } = checkJoinArgs(new BigUint64Array(0), { k, bits: hashOptions.bits ?? 64 });
+  if (mode !== 'connected' && mode !== 'centre')
+    throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
+  const { pairs, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
+  return { k, bits, mode, verify, pairs, maxPairs, hashOptions };
+}
+
+/** Clusters of the representatives' kept pairs, extended to every document of their groups, and the listed pairs. */
+export function groupClusters(
+  groups: Collapsed,
+  kept: NearDuplicatePairs,
+  mode: ClusterMode,
+  pairsMode: PairsMode,
+  maxPairs: number,
+): { clusterOf: Uint32Array; clusterCount: number; pairs: NearDuplicatePairs } {
+  const { clusterOf, count } = clusters(groups.rep.length, kept, { mode });
+  const clusterCount = extendClusters(groups, clusterOf, count);
+  return { clusterOf, clusterCount, pairs: resultPairs(groups, kept, pairsMode, maxPairs) };
+}
+
 /**
  * Texts → exact copies grouped (content hash) → fingerprints of the distinct texts (simhashMany) → identical
  * fingerprints grouped → pairs within k of the distinct fingerprints → verified pairs of distinct texts → clusters,
@@ -395,22 +439,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
-  const {
-    k: kOption,
-    mode = 'connected',
-    verify: verifyOption = {},
-    pairs: pairsOption = 'explain',
-    maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
-    ...hashOptions
-  } = options;
-  const bits = hashOptions.bits ?? 64;
-  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
-  const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
-  // Checked before any hashing, so a bad k fails fast.
-  checkJoinArgs(new BigUint64Array(0), { k, bits });
-  if (mode !== 'connected' && mode !== 'centre')
-    throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
-  const { pairs: pairsMode, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(options);
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
     if (typeof t !== 'string' && !(t instanceof Uint8Array))
@@ -448,10 +477,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
       ? spanningPairs(n, candidates)
       : candidates;
   const t3 = performance.now();
-  // Clusters of the representatives, then every document takes its group's.
-  const { clusterOf, count } = clusters(n, verified, { mode });
-  const clusterCount = extendClusters(groups, clusterOf, count);
-  const pairs = resultPairs(groups, verified, pairsMode, maxPairs);
+  const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
   const t4 = performance.now();
   return {
     fingerprints,

@@ -8,22 +8,17 @@ import { show } from '../errors.js';
 import { sharedPool } from '../runtime/pool.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import {
-  type ClusterMode,
   type DedupOptions,
   type DedupResult,
-  DEFAULT_MAX_PAIRS,
-  checkJoinArgs,
-  checkPairOptions,
-  clusters,
-  defaultDedupK,
+  checkDedupOptions,
   featurelessByTrimmedText,
   findNearDuplicates,
+  groupClusters,
 } from './dedup.js';
-import { candidatePairs, collapse, extendClusters, resultPairs, spanningPairs, tooManyPairs } from './dedup-groups.js';
+import { candidatePairs, collapse, spanningPairs, tooManyPairs } from './dedup-groups.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, checkCandidates } from './stream-verify.js';
-import { checkVerifyOptions } from './verify-pairs.js';
 
 export type { Locators, Reread } from './stream-verify.js';
 
@@ -115,18 +110,13 @@ export async function dedupStream(
   for (const key of Object.keys(options))
     if (!KNOWN.has(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
   const {
-    k: kOption,
-    mode = 'connected',
-    verify: verifyOption = {},
-    pairs: pairsOption = 'explain',
-    maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
     reread,
     verifyBatchBytes = 32 << 20,
     onProgress,
     threads: _t,
     batchBytes: _b,
     maxDocumentBytes: _m,
-    ...hashOptions
+    ...dedupOptions
   } = options;
   const stream = checkStreamOptions(options);
   if (typeof reread !== 'function') throw new TypeError(`options.reread must be a function, got ${show(reread)}`);
@@ -134,13 +124,7 @@ export async function dedupStream(
     throw new TypeError(`options.onProgress must be a function, got ${show(onProgress)}`);
   if (typeof verifyBatchBytes !== 'number' || !Number.isInteger(verifyBatchBytes) || verifyBatchBytes < 1)
     throw new RangeError(`verifyBatchBytes must be a positive integer, got ${show(verifyBatchBytes)}`);
-  const bits = hashOptions.bits ?? 64;
-  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
-  const k = kOption ?? defaultDedupK(bits === 128 ? 128 : 64, verify !== false);
-  checkJoinArgs(new BigUint64Array(0), { k, bits });
-  if (mode !== 'connected' && mode !== 'centre')
-    throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode as ClusterMode)}`);
-  const { pairs: pairsMode, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(dedupOptions);
   const plan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
 
@@ -224,9 +208,7 @@ export async function dedupStream(
   if (mode === 'connected' && pairsMode === 'explain') verified = spanningPairs(count, verified);
   const t3 = performance.now();
   progress('clustering', 0, 1);
-  const { clusterOf, count: repClusters } = clusters(count, verified, { mode });
-  const clusterCount = extendClusters(groups, clusterOf, repClusters);
-  const pairs = resultPairs(groups, verified, pairsMode, maxPairs);
+  const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
   const t4 = performance.now();
   return {
     fingerprints,
