@@ -130,6 +130,24 @@ function rowBytes(bits: ClusterBits): number {
   return 8 + bits / 8; // id + fingerprint words
 }
 
+/** The cost model's figures for a plan of `keyRows` shuffled key rows and `joinRows` join rows in all. */
+function estimateOf(
+  n: number,
+  bits: ClusterBits,
+  shards: number,
+  keyRows: number,
+  joinRows: number,
+): ClusterJoinEstimate {
+  return {
+    keyRows,
+    keyRowsPerShard: keyRows / shards,
+    joinRows,
+    joinRowsPerShard: joinRows / shards,
+    bytesOnDisk: n * rowBytes(bits),
+    cost: (KEY_ROW * keyRows + JOIN_ROW * joinRows) / shards,
+  };
+}
+
 function blockPlan(n: number, k: number, bits: ClusterBits, shards: number, b: number): ClusterJoinPlan {
   const base = planWithBlocks(k, bits, b);
   const tables = base.tables;
@@ -138,7 +156,6 @@ function blockPlan(n: number, k: number, bits: ClusterBits, shards: number, b: n
   const keyRows = n * T;
   // Per table: every key row meets itself, and about n²/2^w other rows share its key (both orders).
   const joinRows = keyBits.reduce((sum, w) => sum + n + (n * n) / 2 ** w, 0);
-  const cost = (KEY_ROW * keyRows + JOIN_ROW * joinRows) / shards;
   return {
     kind: 'blocks',
     bits,
@@ -151,14 +168,7 @@ function blockPlan(n: number, k: number, bits: ClusterBits, shards: number, b: n
     keyBits,
     groups: 0,
     keysPerFingerprint: T,
-    estimate: {
-      keyRows,
-      keyRowsPerShard: keyRows / shards,
-      joinRows,
-      joinRowsPerShard: joinRows / shards,
-      bytesOnDisk: n * rowBytes(bits),
-      cost,
-    },
+    estimate: estimateOf(n, bits, shards, keyRows, joinRows),
   };
 }
 
@@ -181,14 +191,7 @@ function gridPlan(n: number, k: number, bits: ClusterBits, shards: number): Clus
     keyBits: [0],
     groups,
     keysPerFingerprint: groups,
-    estimate: {
-      keyRows,
-      keyRowsPerShard: keyRows / shards,
-      joinRows,
-      joinRowsPerShard: joinRows / shards,
-      bytesOnDisk: n * rowBytes(bits),
-      cost: (KEY_ROW * keyRows + JOIN_ROW * joinRows) / shards,
-    },
+    estimate: estimateOf(n, bits, shards, keyRows, joinRows),
   };
 }
 
