@@ -132,7 +132,7 @@ function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
   const n = fps.length / words;
   // Fewer than MAX_JOIN_PAIRS pairs in all: nothing to count.
   if (n * (n - 1) <= 2 * MAX_JOIN_PAIRS) return;
-  // Identical fingerprints share their top 24 bits, so the pairs within those buckets bound them from above. On all
+  // Identical fingerprints share their top bits, so the pairs within those buckets bound them from above. On all
   // but heavily skewed data that bound already fits (10^7 random: ~3·10^6), and the exact count below, a hash
   // table over every fingerprint (0.6-1.1 s at 10^7, a third of the join itself), is not needed.
   if (pairsSharingTopBits(fps, words) <= MAX_JOIN_PAIRS) return;
@@ -148,13 +148,18 @@ function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
   }
 }
 
-/** How many pairs of fingerprints agree on the top 24 bits of their (low) word: 40 ms and 64 MiB at any n. */
+/**
+ * How many pairs of fingerprints agree on the top b bits of their (low) word, b = log2 n rounded up, at most 24: a
+ * bucket per fingerprint or so (64 MiB and ~40 ms at 10^7), so small joins do not pay for a large table.
+ */
 function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
   const halves = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
-  const buckets = new Uint32Array(1 << 24);
+  const b = Math.min(24, Math.ceil(Math.log2(fps.length / words)));
+  const buckets = new Uint32Array(2 ** b);
+  const shift = 32 - b;
   let pairs = 0;
   // halves[2 * words * i + 1] is the upper half of fingerprint i's first word (little-endian).
-  for (let i = 1; i < halves.length; i += 2 * words) pairs += buckets[halves[i]! >>> 8]!++;
+  for (let i = 1; i < halves.length; i += 2 * words) pairs += buckets[halves[i]! >>> shift]!++;
   return pairs;
 }
 
