@@ -4,9 +4,11 @@
 // agree exactly on at least b - k of them (pigeonhole). Each table takes one (b - k)-subset of blocks as its key:
 // every fingerprint is permuted so the key blocks come first (the top bits), the table is radix-sorted on the
 // top `sortBits` bits, and only fingerprints in the same run of equal top bits are compared with popcount.
-// A pair that agrees on the key blocks of several tables is emitted only by the first of them: the blocks the
-// pair agrees on form a mask, and `canon[mask]` (built in TypeScript) names the first table whose key blocks all
-// lie in the mask. The planner (src/dedup/join-plan.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
+// A pair that agrees on the key blocks of several tables is emitted only by the first of them. The tables are the
+// (b - k)-subsets of blocks in lexicographic order, so the first one whose key the pair agrees on is the set of
+// the first b - k blocks it agrees on: a table emits a pair when the pair agrees on its key and on none of the
+// other blocks below its last key block (`earlier`, a bit per block id). Near-duplicates agree on most blocks,
+// so for all but their one table the test stops at the first block it looks at. The planner (src/dedup/join-plan.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
 // (the runs are then coarser, never wrong: the canonical test decides). A plan with no key blocks compares all.
 //
 // Pairs are written as u64 `(a << shift) | b` with a < b, so one radix sort orders them by (a, b) at the end.
@@ -16,7 +18,6 @@
 // Layouts (all little-endian, prepared by src/dedup/join.ts):
 //   segs:  nsegs segments: the permutation as bit-range moves (src/dedup/join-layout.shared.ts).
 //   masks: b × u64 (64-bit) or b × [lo u64, hi u64] (128-bit): each block's bits in permuted coordinates.
-//   canon: 2^b × u16, the first table whose key blocks are all in the agree mask.
 //   hist:  passes × 2^digitBits × u32.
 
 import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from '../src/dedup/join-layout.shared';
@@ -280,23 +281,22 @@ export function radixSort(
   return inB;
 }
 
+/** Whether a pair (x: the xor of its permuted words) agrees on none of the `earlier` blocks (the table's rule). */
 // @ts-ignore: decorator
-@inline function agreeMask64(x: u64, masks: usize, b: u32): u32 {
-  let agree: u32 = 0;
-  for (let q: u32 = 0; q < b; q++) {
-    if ((x & load<u64>(masks + (<usize>q << 3))) == 0) agree |= <u32>1 << q;
+@inline function firstTable64(x: u64, masks: usize, earlier: u32): bool {
+  for (let e = earlier; e != 0; e &= e - 1) {
+    if ((x & load<u64>(masks + (<usize>ctz<u32>(e) << 3))) == 0) return false;
   }
-  return agree;
+  return true;
 }
 
 // @ts-ignore: decorator
-@inline function agreeMask128(xlo: u64, xhi: u64, masks: usize, b: u32): u32 {
-  let agree: u32 = 0;
-  for (let q: u32 = 0; q < b; q++) {
-    let m = masks + (<usize>q << 4);
-    if ((xlo & load<u64>(m)) == 0 && (xhi & load<u64>(m, 8)) == 0) agree |= <u32>1 << q;
+@inline function firstTable128(xlo: u64, xhi: u64, masks: usize, earlier: u32): bool {
+  for (let e = earlier; e != 0; e &= e - 1) {
+    let m = masks + (<usize>ctz<u32>(e) << 4);
+    if ((xlo & load<u64>(m)) == 0 && (xhi & load<u64>(m, 8)) == 0) return false;
   }
-  return agree;
+  return true;
 }
 
 // @ts-ignore: decorator
@@ -310,7 +310,7 @@ export function radixSort(
  * Returns the number of pairs written.
  */
 export function joinWalk64(
-  keys: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, b: u32, canon: usize, table: u32,
+  keys: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMask: u64, earlier: u32,
   pairShift: u32, out: usize, cap: u32, state: usize,
 ): u32 {
   let i = load<u32>(state);
@@ -326,7 +326,7 @@ export function joinWalk64(
       for (; j < end; j++) {
         let x = pi ^ load<u64>(keys + (<usize>j << 3));
         if (<u32>popcnt<u64>(x) > k) continue;
-        if (<u32>load<u16>(canon + (<usize>agreeMask64(x, masks, b) << 1)) != table) continue;
+        if ((x & keyMask) != 0 || !firstTable64(x, masks, earlier)) continue;
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);
@@ -346,8 +346,8 @@ export function joinWalk64(
 
 /** The 128-bit walk: `keys` holds the permuted high words (sorted), `los` the permuted low words. */
 export function joinWalk128(
-  keys: usize, los: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, b: u32, canon: usize, table: u32,
-  pairShift: u32, out: usize, cap: u32, state: usize,
+  keys: usize, los: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMaskHi: u64, keyMaskLo: u64,
+  earlier: u32, pairShift: u32, out: usize, cap: u32, state: usize,
 ): u32 {
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
@@ -364,7 +364,7 @@ export function joinWalk128(
         let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
         let xlo = lo ^ load<u64>(los + (<usize>j << 3));
         if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
-        if (<u32>load<u16>(canon + (<usize>agreeMask128(xlo, xhi, masks, b) << 1)) != table) continue;
+        if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);

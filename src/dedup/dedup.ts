@@ -30,7 +30,9 @@ import {
 
 export type { PairsMode } from './dedup-groups.js';
 import { wasm } from '../runtime/wasm.js';
-import { type JoinPlan, planJoin } from './join-plan.js';
+import type { JoinPlan } from './join-plan.js';
+import { planJoinFor } from './join-estimate.js';
+import { selfPairsWithinDistance } from '../hamming/hamming.js';
 import { JOIN_TASK, type JoinTask, type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
 import { checkThreads, sharedPool } from '../runtime/pool.js';
 
@@ -115,11 +117,15 @@ export function findNearDuplicates(
 ): NearDuplicatePairs | Promise<NearDuplicatePairs> {
   const { k, bits, threads, n } = checkJoinArgs(fps, options);
   checkIdenticalPairs(fps, bits);
-  const plan = planJoin(n, k, bits);
+  const plan = planJoinFor(fps, n, k, bits);
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
   if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
     return findInThreads(fps, plan, n, threads);
-  const pairs = findWithPlan(fps, plan);
+  // Comparing all pairs: the tiled self-join of hamming.ts, the same pairs in the same order, faster than a walk.
+  const pairs =
+    plan.tables.length === 1 && plan.tables[0]!.length === 0 && n >= 2
+      ? selfPairsWithinDistance(fps, k, { bits })
+      : findWithPlan(fps, plan);
   return threads > 1 ? Promise.resolve(pairs) : pairs;
 }
 

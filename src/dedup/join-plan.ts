@@ -20,7 +20,7 @@ export interface JoinPlan {
   readonly cost: number;
 }
 
-/** Most blocks considered: the canonical-table lookup has 2^b entries. */
+/** Most blocks considered (a table's rule is a bit mask over them; more blocks would mean too many tables). */
 const MAX_BLOCKS = 16;
 /** Most tables considered (each costs a permute and a sort of the whole input). */
 const MAX_TABLES = 4096;
@@ -41,9 +41,11 @@ function maxDigitFor(bits: 64 | 128): number {
 const PERMUTE = 2.5;
 const PASS = 2.5;
 const WALK = 0.6;
-const COMPARE = 0.3;
+export const COMPARE = 0.3;
 
-function binomial(n: number, r: number): number {
+/** C(n, r); 0 when r is out of 0..n. */
+export function binomial(n: number, r: number): number {
+  if (r < 0 || r > n) return 0;
   let c = 1;
   for (let i = 1; i <= r; i++) c = (c * (n - r + i)) / i;
   return Math.round(c);
@@ -89,37 +91,73 @@ function tableCost(n: number, sortBits: number, passes: number): number {
   return n * (PERMUTE + passes * PASS + WALK) + ((n * n) / 2) * COMPARE * 2 ** -sortBits;
 }
 
-/** Chooses the cheapest plan for n fingerprints of `bits` bits and distance ≤ k. */
-export function planJoin(n: number, k: number, bits: 64 | 128): JoinPlan {
-  // Comparing everything: one table with an empty key, nothing sorted.
-  const bruteBlocks = splitBlocks(bits, bits / 64);
-  let best: JoinPlan = {
+/** The part of a plan's model cost that does not depend on the data: permuting, sorting and walking every table. */
+export function tableCostFixed(n: number, plan: JoinPlan): number {
+  return plan.tables.length * n * (PERMUTE + plan.passes * PASS + WALK);
+}
+
+/** The plan that compares every pair: one table with an empty key, nothing sorted. */
+export function bruteForcePlan(n: number, k: number, bits: 64 | 128): JoinPlan {
+  return {
     bits,
     k,
-    blocks: bruteBlocks,
+    blocks: splitBlocks(bits, bits / 64),
     tables: [[]],
     sortBits: 0,
     digitBits: 1,
     passes: 0,
     cost: tableCost(n, 0, 0),
   };
+}
+
+/** The most sort bits a plan with these blocks can use: the narrowest key's width (at most 64). */
+export function maxSortBits(plan: Pick<JoinPlan, 'blocks' | 'k'>): number {
+  const b = plan.blocks.length;
+  let minKeyBits = 0;
+  // The narrowest key is the last b - k blocks (the narrower ones); every table's key is at least that wide.
+  for (let i = plan.k; i < b; i++) minKeyBits += plan.blocks[i]!.width;
+  return Math.min(minKeyBits, 64);
+}
+
+/** The plan with other sort bits (1 ≤ sortBits ≤ maxSortBits), its passes and model cost for n fingerprints. */
+export function withSortBits(plan: JoinPlan, sortBits: number, n: number): JoinPlan {
+  const { passes, digitBits } = passesFor(sortBits, maxDigitFor(plan.bits));
+  return { ...plan, sortBits, digitBits, passes, cost: plan.tables.length * tableCost(n, sortBits, passes) };
+}
+
+/**
+ * For each block count b (from k + 1, at most MAX_BLOCKS blocks and MAX_TABLES tables), the plan with the sort
+ * bits the model finds cheapest for n uniformly random fingerprints.
+ */
+export function plansByBlocks(n: number, k: number, bits: 64 | 128): JoinPlan[] {
+  const plans: JoinPlan[] = [];
   for (let b = Math.max(k + 1, bits / 64); b <= Math.min(MAX_BLOCKS, bits); b++) {
-    const count = binomial(b, k);
-    if (count > MAX_TABLES) continue;
+    if (binomial(b, k) > MAX_TABLES) continue;
     const blocks = splitBlocks(bits, b);
-    const keySize = b - k;
-    // The narrowest key is the last keySize blocks (the narrower ones); every table's key is at least that wide.
-    let minKeyBits = 0;
-    for (let i = b - keySize; i < b; i++) minKeyBits += blocks[i]!.width;
-    const maxSort = Math.min(minKeyBits, 64);
-    for (let sortBits = 1; sortBits <= maxSort; sortBits++) {
-      const { passes, digitBits } = passesFor(sortBits, maxDigitFor(bits));
-      const cost = count * tableCost(n, sortBits, passes);
-      if (cost < best.cost) {
-        best = { bits, k, blocks, tables: combinations(b, keySize), sortBits, digitBits, passes, cost };
-      }
+    const shape: JoinPlan = {
+      bits,
+      k,
+      blocks,
+      tables: combinations(b, b - k),
+      sortBits: 0,
+      digitBits: 1,
+      passes: 0,
+      cost: Infinity,
+    };
+    let best = shape;
+    for (let sortBits = 1; sortBits <= maxSortBits(shape); sortBits++) {
+      const plan = withSortBits(shape, sortBits, n);
+      if (plan.cost < best.cost) best = plan;
     }
+    plans.push(best);
   }
+  return plans;
+}
+
+/** Chooses the cheapest plan for n uniformly random fingerprints of `bits` bits and distance ≤ k. */
+export function planJoin(n: number, k: number, bits: 64 | 128): JoinPlan {
+  let best = bruteForcePlan(n, k, bits);
+  for (const plan of plansByBlocks(n, k, bits)) if (plan.cost < best.cost) best = plan;
   return best;
 }
 
@@ -172,46 +210,29 @@ export function tableLayout(plan: JoinPlan, table: number): TableLayout {
   return { segments, masks };
 }
 
-/** For each agree mask over the blocks, the first table whose key blocks it contains (0xffff: none). */
-export function canonicalTables(plan: JoinPlan): Uint16Array {
-  const b = plan.blocks.length;
-  const canon = new Uint16Array(1 << b).fill(0xffff);
-  plan.tables.forEach((key, t) => {
-    const m = key.reduce((acc, id) => acc | (1 << id), 0);
-    if (canon[m]! > t) canon[m] = t;
-  });
-  // All keys have the same size, so the first table contained in a mask is the least over its submasks:
-  // in increasing order, each mask takes the least of itself and its one-bit-smaller submasks.
-  for (let m = 1; m < 1 << b; m++) {
-    let least = canon[m]!;
-    for (let rest = m; rest !== 0; rest &= rest - 1) {
-      const c = canon[m & ~(rest & -rest)]!;
-      if (c < least) least = c;
-    }
-    canon[m] = least;
-  }
-  return canon;
+/**
+ * The rule by which a table emits a pair only when it is the first table whose key the pair agrees on. Tables are
+ * the (b - k)-subsets of blocks in lexicographic order (combinations), so that first table is the pair's first
+ * b - k agreeing blocks: the pair must agree on the key (its top `keyWidth` permuted bits) and on none of the
+ * `earlier` blocks (a bit per block id: those below the last key block that are not in the key).
+ */
+export function tableRule(plan: JoinPlan, table: number): { keyWidth: number; earlier: number } {
+  const key = plan.tables[table]!;
+  let keyWidth = 0;
+  let earlier = 0;
+  for (const id of key) keyWidth += plan.blocks[id]!.width;
+  const last = key.length > 0 ? key[key.length - 1]! : -1;
+  for (let id = 0; id < last; id++) if (!key.includes(id)) earlier |= 1 << id;
+  return { keyWidth, earlier };
 }
 
 /** A plan with exactly b blocks (b > k, or 0 for comparing all) and the given sort bits: for tests and benches. */
 export function planWithBlocks(k: number, bits: 64 | 128, b: number, sortBits?: number, maxDigit?: number): JoinPlan {
-  if (b === 0)
-    return {
-      bits,
-      k,
-      blocks: splitBlocks(bits, bits / 64),
-      tables: [[]],
-      sortBits: 0,
-      digitBits: 1,
-      passes: 0,
-      cost: 0,
-    };
+  if (b === 0) return { ...bruteForcePlan(0, k, bits), cost: 0 };
   if (b <= k || b > Math.min(MAX_BLOCKS, bits))
     throw new RangeError(`b must be from k + 1 to ${Math.min(MAX_BLOCKS, bits)}, got ${b}`);
   const blocks = splitBlocks(bits, b);
-  let minKeyBits = 0;
-  for (let i = k; i < b; i++) minKeyBits += blocks[i]!.width;
-  const sb = Math.min(sortBits ?? 64, minKeyBits, 64);
+  const sb = Math.min(sortBits ?? 64, maxSortBits({ blocks, k }));
   const { passes, digitBits } = passesFor(sb, maxDigit ?? maxDigitFor(bits));
   return { bits, k, blocks, tables: combinations(b, b - k), sortBits: sb, digitBits, passes, cost: 0 };
 }

@@ -6,7 +6,7 @@ import { align16 } from '../runtime/marshal.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
-import { type JoinPlan, canonicalTables, pairSortPasses, tableLayout } from './join-plan.js';
+import { type JoinPlan, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
 
 /** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
 export interface NearDuplicatePairs {
@@ -83,9 +83,8 @@ interface JoinKernels {
     topMask: bigint,
     k: number,
     masks: number,
-    b: number,
-    canon: number,
-    table: number,
+    keyMask: bigint,
+    earlier: number,
     pairShift: number,
     out: number,
     cap: number,
@@ -99,9 +98,9 @@ interface JoinKernels {
     topMask: bigint,
     k: number,
     masks: number,
-    b: number,
-    canon: number,
-    table: number,
+    keyMaskHi: bigint,
+    keyMaskLo: bigint,
+    earlier: number,
     pairShift: number,
     out: number,
     cap: number,
@@ -175,8 +174,8 @@ export function walkTables(
 
   const b = plan.blocks.length;
   const grouped = words === 1 && plan.sortBits > 0;
-  const canon = canonicalTables(plan);
   const layouts = tables.map((t) => tableLayout(plan, t));
+  const rules = new Map(tables.map((t) => [t, tableRule(plan, t)]));
   let maxSegBytes = SEGMENT_BYTES;
   for (const l of layouts) maxSegBytes = Math.max(maxSegBytes, l.segments.byteLength);
   const histBytes = align16(Math.max(1, plan.passes) * (1 << plan.digitBits) * 4);
@@ -194,7 +193,6 @@ export function walkTables(
     hist: histBytes,
     segs: align16(maxSegBytes),
     masks: b * 8 * words,
-    canon: align16(canon.byteLength),
     state: 16,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
@@ -203,7 +201,6 @@ export function walkTables(
     p[name] = size > 0 ? at : 0;
     at += size;
   }
-  heap.u16.set(canon, p.canon >>> 1);
 
   const pairShift = Math.max(1, Math.ceil(Math.log2(n)));
   const lowShift = 64 - plan.sortBits;
@@ -243,6 +240,7 @@ export function walkTables(
     const keys = off(inB ? p.keysB : p.keysA, 8);
     const los = off(inB ? p.losB : p.losA, 8);
     const idx = off(inB ? p.idxB : p.idxA, 4);
+    const { keyWidth, earlier } = rules.get(table)!;
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
       const written =
@@ -254,9 +252,8 @@ export function walkTables(
               topMask,
               plan.k,
               p.masks,
-              b,
-              p.canon,
-              table,
+              topBits(keyWidth),
+              earlier,
               pairShift,
               out + count * 8,
               cap - count,
@@ -270,9 +267,9 @@ export function walkTables(
               topMask,
               plan.k,
               p.masks,
-              b,
-              p.canon,
-              table,
+              topBits(keyWidth),
+              topBits(keyWidth - 64),
+              earlier,
               pairShift,
               out + count * 8,
               cap - count,
@@ -346,6 +343,13 @@ export function walkTables(
     }
   }
   return { ptr: out, count, fpsPtr };
+}
+
+/** The top `width` bits of a word (none for width ≤ 0, all for width ≥ 64): a table's key in permuted coordinates. */
+function topBits(width: number): bigint {
+  if (width <= 0) return 0n;
+  const w = Math.min(width, 64);
+  return ((1n << BigInt(w)) - 1n) << BigInt(64 - w);
 }
 
 /** Sorts pair keys by (a, b) and splits them into the result arrays with distances. */

@@ -163,8 +163,8 @@ interface BuiltSets {
 }
 
 /**
- * Builds the shingle sets of `docs` in WebAssembly memory. The set memory starts at about twice the text and
- * grows (keeping what is built) when a document might not fit, so it never holds the worst case of one shingle
+ * Builds the shingle sets of `docs` in WebAssembly memory. The set memory starts at about twice the text (plus
+ * scratch for the longest document) and grows (keeping what is built) when a document might not fit, so it never holds the worst case of one shingle
  * per byte for every document at once.
  */
 function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
@@ -180,14 +180,15 @@ function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: n
   heap.u32.set(offsets, work >>> 2);
   heap.u32[starts >>> 2] = 0;
   const region = verifyRegions(heap).sets;
-  let capacity = Math.ceil(offsets[count]! / 4) + longest + count + 2;
+  // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch).
+  let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
   let sets = region.reserve(capacity * 8);
   let done = 0;
   for (;;) {
     done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts);
     if (done === count) return { sets, starts };
     const used = heap.u32[(starts >>> 2) + done]!;
-    capacity = Math.max(2 * capacity, used + longest + 2);
+    capacity = Math.max(2 * capacity, used + 2 * longest + 2);
     sets = region.reserve(capacity * 8, used * 8);
   }
 }

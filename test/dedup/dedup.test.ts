@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
 import { findWithPlan } from '../../src/dedup/join.js';
-import { canonicalTables, planJoin, planWithBlocks } from '../../src/dedup/join-plan.js';
+import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
 
@@ -244,13 +244,30 @@ describe('planJoin', () => {
     expect(plan.tables.length).toBeGreaterThan(1);
     expect(plan.sortBits).toBeGreaterThan(8);
   });
-  it('the canonical table is the first one whose key the agree mask contains', () => {
-    const plan = planWithBlocks(3, 64, 6);
-    const canon = canonicalTables(plan);
-    const keyMasks = plan.tables.map((key) => key.reduce((m, id) => m | (1 << id), 0));
-    for (let agree = 0; agree < 64; agree++) {
-      const first = keyMasks.findIndex((m) => (m & agree) === m);
-      expect(canon[agree]).toBe(first < 0 ? 0xffff : first);
+  it("a table's rule accepts a pair exactly when it is the first table whose key the pair agrees on", () => {
+    for (const [k, b] of [
+      [3, 6],
+      [2, 7],
+      [5, 9],
+      [12, 14],
+      [1, 2],
+    ] as const) {
+      const plan = planWithBlocks(k, 64, b);
+      const keyMasks = plan.tables.map((key) => key.reduce((m, id) => m | (1 << id), 0));
+      const rules = plan.tables.map((_, t) => tableRule(plan, t));
+      rules.forEach(({ keyWidth }, t) =>
+        expect(keyWidth).toBe(plan.tables[t]!.reduce((w, id) => w + plan.blocks[id]!.width, 0)),
+      );
+      const wrong: string[] = [];
+      for (let agree = 0; agree < 1 << b; agree++) {
+        // The reference: a search over the tables in order (independent of the rule's lexicographic argument).
+        const first = keyMasks.findIndex((m) => (m & agree) === m);
+        for (let t = 0; t < rules.length; t++) {
+          const accepts = (keyMasks[t]! & agree) === keyMasks[t] && (rules[t]!.earlier & agree) === 0;
+          if (accepts !== (first === t)) wrong.push(`k ${k} b ${b} agree ${agree} table ${t}`);
+        }
+      }
+      expect(wrong).toEqual([]);
     }
   });
 });
