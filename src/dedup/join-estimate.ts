@@ -7,7 +7,6 @@
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
 import {
   type JoinPlan,
-  COMPARE,
   binomial,
   bruteForcePlan,
   maxSortBits,
@@ -23,20 +22,23 @@ const SAMPLE = 512;
 const MIN_SAMPLED_COST = 3e6;
 /** Most tables of the plans costed on the sample (a table costs a permute and a sort of every fingerprint). */
 const MAX_SAMPLED_TABLES = 512;
-/** Extra sort bits tried beyond the model's choice: finer runs pay on clustered fingerprints. */
-const EXTRA_SORT_BITS = 6;
-// Costs (≈ ns, as planJoin's model, whose COMPARE is the cost of a pair of fingerprints in one run): a pair within
-// k met in a table (a branch that clustered data mispredicts, and the table rule, which usually rejects it; fitted
-// on the bench's edited copies at k = 12 against comparing all pairs in the same run), one pair compared by the
-// brute-force kernel (hamming.ts), and an emitted pair (written, sorted, unpacked).
-const NEAR_PAIR = 30;
+/** Extra sort bits tried beyond the model's choice, in steps of 2: finer runs pay on clustered fingerprints. */
+const EXTRA_SORT_BITS = 4;
+// Costs on the sample (≈ ns, measured on this machine against the tiled self-join in the same run, on random
+// fingerprints and on the bench's edited copies at k = 12): a pair of fingerprints in one run of a table (planJoin's
+// model, fitted at 10^7 where runs are short, counts less), a pair within k met by a table (a mispredicted branch
+// and the table rule, which rejects it in all tables but one), a pair compared by the self-join, and an emitted pair.
+const RUN_PAIR = 1;
+const NEAR_PAIR = 20;
 const BRUTE_PAIR = 0.7;
 const OUT_PAIR = 10;
+/** The share of the model's cost above which near pairs met in its tables make the plan worth costing again. */
+const NEAR_SHARE = 0.25;
 /** Sort bits beyond which the sample's runs are not split further (u32 keys; a sample's runs are single by then). */
 const MAX_KEY_BITS = 32;
 /** Most tables of a plan whose runs are counted on the sample (evenly spread; the count is scaled to all). */
-const SAMPLED_TABLES = 24;
-/** The model's plan is kept unless the sample says it costs this many times its model cost. */
+const SAMPLED_TABLES = 12;
+/** The model's plan is kept unless the sample's runs hold this many times the pairs it expects. */
 const SKEW = 1.5;
 
 /** The cheapest plan for these fingerprints: planJoin's, or another one when a sample shows they are clustered. */
@@ -49,10 +51,13 @@ export function planJoinFor(fps: BigUint64Array, n: number, k: number, bits: 64 
   const near = selfPairsWithinDistance(sample, k, { bits });
   const scale = (n * (n - 1)) / (SAMPLE * (SAMPLE - 1));
   const estimate = (plan: JoinPlan, values: Uint32Array, runs: number): number =>
-    tableCostFixed(n, plan) + scale * (runs * COMPARE + nearMeetings(values, near, plan) * NEAR_PAIR);
+    tableCostFixed(n, plan) + scale * (runs * RUN_PAIR + nearMeetings(values, near, plan) * NEAR_PAIR);
+  // The model's plan stays unless the sample's runs are longer than the model's, or near pairs weigh in.
   const modelValues = blockValues(sample, model);
   const modelRuns = runPairs(modelValues, model, [Math.min(model.sortBits, MAX_KEY_BITS)])[0]!;
-  if (estimate(model, modelValues, modelRuns) <= SKEW * model.cost) return model;
+  const expectedRuns = (model.tables.length * SAMPLE * (SAMPLE - 1)) / 2 / 2 ** model.sortBits;
+  const nearCost = scale * nearMeetings(modelValues, near, model) * NEAR_PAIR;
+  if (modelRuns <= SKEW * expectedRuns + 1 && nearCost <= NEAR_SHARE * model.cost) return model;
   const brute = bruteForcePlan(n, k, bits);
   let best = { plan: brute, cost: (n * (n - 1) * BRUTE_PAIR) / 2 + scale * near.a.length * OUT_PAIR };
   for (const shape of plansByBlocks(n, k, bits)) {
@@ -60,7 +65,7 @@ export function planJoinFor(fps: BigUint64Array, n: number, k: number, bits: 64 
     if (tableCostFixed(n, shape) >= best.cost) continue; // its tables alone cost more than the best so far
     const top = Math.min(maxSortBits(shape), shape.sortBits + EXTRA_SORT_BITS, MAX_KEY_BITS);
     const options: number[] = [];
-    for (let s = shape.sortBits; s <= top; s++) options.push(s);
+    for (let s = shape.sortBits; s <= top; s += 2) options.push(s);
     if (options.length === 0) continue;
     const values = blockValues(sample, shape);
     const runs = runPairs(values, shape, options);
