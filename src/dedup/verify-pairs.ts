@@ -142,7 +142,7 @@ export function jaccardFlags(
     const j = b[p]!;
     // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
     // (With a forest pairs are decided in order, so they wait for their window like the others.)
-    if (texts[i] === texts[j] && !forest) {
+    if (!forest && texts[i] === texts[j]) {
       flags[p] = 1;
       continue;
     }
