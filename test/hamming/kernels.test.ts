@@ -1,7 +1,9 @@
 // The 64-bit one-query kernels of assembly/hamming.ts called directly, with the raw pointers and small output
 // capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
 // loops with every tail length, unaligned arrays, and a collect buffer that fills at every position (the caller
-// resumes after the last index written, as src/hamming/hamming.ts does).
+// resumes after the last index written, as src/hamming/hamming.ts does). Lengths of a block and more take the
+// four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
@@ -19,6 +21,7 @@ interface ScanKernels {
     outDistance: number,
     cap: number,
   ): number;
+  hammingScanBlock(): number;
 }
 
 function popcount64(x: bigint): number {
@@ -91,6 +94,135 @@ describe('64-bit scan kernels, raw', () => {
           expect(gotDistance, `${label}, cap ${cap}`).toEqual(hits.map((i) => expected[i]!));
         }
       }
+    } finally {
+      rt.heap.release(outDistance);
+      rt.heap.release(outIndex);
+      rt.heap.release(ptr);
+    }
+  });
+});
+
+/** Plain popcount of a 32-bit word, the reference for the long scans (bigint popcounts are too slow there). */
+function popcount32(x: number): number {
+  let d = 0;
+  for (; x !== 0; x &= x - 1) d++;
+  return d;
+}
+
+/** Collects everything within k through the kernel with buffers of `cap`, resuming as the API does. */
+function collectAll(
+  k: ScanKernels,
+  heap: ReturnType<typeof wasm>['heap'],
+  at: number,
+  n: number,
+  q: bigint,
+  maxDistance: number,
+  cap: number,
+  outIndex: number,
+  outDistance: number,
+): { index: number[]; distance: number[] } {
+  const index: number[] = [];
+  const distance: number[] = [];
+  let start = 0;
+  for (let calls = 0; start < n; calls++) {
+    if (calls > n + 1) throw new Error(`no progress at ${start}`);
+    const c = k.hammingCollect64(at + 8 * start, n - start, q, maxDistance, start, outIndex, outDistance, cap);
+    if (c > cap) throw new Error(`wrote ${c} entries into a buffer of ${cap}`);
+    const got = heap.u32.subarray(outIndex >>> 2, (outIndex >>> 2) + c);
+    for (let i = 0; i < c; i++) index.push(got[i]!);
+    for (let i = 0; i < c; i++) distance.push(heap.u8[outDistance + i]!);
+    if (c < cap) break;
+    start = got[c - 1]! + 1;
+  }
+  return { index, distance };
+}
+
+describe('64-bit scan kernels, four-stream blocks', () => {
+  it('match the reference across block and stream boundaries, at every k, with buffers filling anywhere', () => {
+    const rt = wasm();
+    const k = rt.kernels as unknown as ScanKernels;
+    const block = k.hammingScanBlock();
+    const stream = block / 4;
+    expect(block % 32).toBe(0);
+    const maxN = 2 * block + 40;
+    const ptr = rt.heap.alloc(8 * maxN + 64);
+    const outIndex = rt.heap.alloc(4 * maxN);
+    const outDistance = rt.heap.alloc(maxN + 16);
+    const around = (x: number) => fc.integer({ min: x - 9, max: x + 9 });
+    try {
+      fc.assert(
+        fc.property(
+          fc.record({
+            n: fc.oneof(around(block), around(2 * block), fc.integer({ min: 0, max: maxN })),
+            shift: fc.integer({ min: 0, max: 7 }),
+            maxDistance: fc.oneof(fc.constantFrom(0, 1, 3, 63, 64), fc.integer({ min: 0, max: 64 })),
+            // Share of fingerprints planted at k or k + 1 from the query: none, rare, dense, all.
+            near: fc.constantFrom(0, 0.0005, 0.05, 0.5, 1),
+            // A few runs of 1..6 consecutive hits: a block with one or two groups that fill a small buffer.
+            runs: fc.array(fc.record({ at: fc.nat(), length: fc.integer({ min: 1, max: 6 }) }), { maxLength: 3 }),
+            cap: fc.constantFrom(1, 3, 16, 17, 63, 1000, 65536),
+            seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          }),
+          ({ n, shift, maxDistance, near, runs, cap, seed }) => {
+            const next = rng(seed);
+            const word = () => Math.floor(next() * 2 ** 32);
+            const fps = new Uint32Array(2 * n);
+            for (let i = 0; i < fps.length; i++) fps[i] = word();
+            const qlo = word();
+            const qhi = word();
+            const q = (BigInt(qhi) << 32n) | BigInt(qlo);
+            // Moves fingerprint i to exactly `d` bits from the query.
+            const plant = (i: number, d: number) => {
+              let lo = qlo;
+              let hi = qhi;
+              const bits = Array.from({ length: 64 }, (_, b) => b);
+              for (let f = 0; f < d; f++) {
+                const b = bits.splice(Math.floor(next() * bits.length), 1)[0]!;
+                if (b < 32) lo ^= 1 << b;
+                else hi ^= 1 << (b - 32);
+              }
+              fps[2 * i] = lo >>> 0;
+              fps[2 * i + 1] = hi >>> 0;
+            };
+            const boundary = (d: number) => Math.min(64, d);
+            for (let i = 0; i < n; i++) if (next() < near) plant(i, boundary(maxDistance + (next() < 0.5 ? 0 : 1)));
+            for (const run of runs) {
+              for (let i = run.at % Math.max(1, n), end = i + run.length; i < Math.min(end, n); i++)
+                plant(i, maxDistance);
+            }
+            // The first and last of every stream and block, and the first of the one-stream rest.
+            for (let s = 0; s <= 8; s++) {
+              for (const i of [s * stream - 1, s * stream]) {
+                if (i >= 0 && i < n && next() < 0.7) plant(i, boundary(maxDistance + (next() < 0.5 ? 0 : 1)));
+              }
+            }
+            const at = ptr + 8 * shift;
+            rt.heap.u32.set(fps, at >>> 2);
+            const expected = Array.from(
+              { length: n },
+              (_, i) => popcount32(fps[2 * i]! ^ qlo) + popcount32(fps[2 * i + 1]! ^ qhi),
+            );
+            const label = `n ${n}, k ${maxDistance}, cap ${cap}, seed ${seed}`;
+
+            rt.heap.u8.fill(0xee, outDistance, outDistance + n + 16);
+            k.hammingDistances64(at, n, q, outDistance);
+            const distances = rt.heap.u8.subarray(outDistance, outDistance + n);
+            let wrong = expected.findIndex((d, i) => distances[i] !== d);
+            expect(wrong, `${label}: first wrong distance`).toBe(-1);
+            expect(rt.heap.u8[outDistance + n], `${label}: nothing written past n`).toBe(0xee);
+
+            const hits = expected.flatMap((d, i) => (d <= maxDistance ? [i] : []));
+            expect(k.hammingCount64(at, n, q, maxDistance), label).toBe(hits.length);
+
+            const got = collectAll(k, rt.heap, at, n, q, maxDistance, cap, outIndex, outDistance);
+            wrong = hits.findIndex((h, i) => got.index[i] !== h);
+            expect(wrong, `${label}: first wrong index`).toBe(-1);
+            expect(got.index.length, label).toBe(hits.length);
+            expect(got.distance, label).toEqual(hits.map((i) => expected[i]!));
+          },
+        ),
+        { seed: 0x15a, numRuns: 80 },
+      );
     } finally {
       rt.heap.release(outDistance);
       rt.heap.release(outIndex);
