@@ -5,14 +5,18 @@
 // Why scalar popcnt<u64> in both builds: on x64 V8 emulates i8x16.popcnt with byte shuffles and then needs three
 // widening adds to get per-u64 counts: best of 30 runs, 0.7-1.15 G fp/s against 2.07 G for the 8-way unrolled
 // scalar loop on data in L2, 0.53 against 0.71 G from DRAM, so the SIMD build uses the same code as the scalar one.
+// Re-measured on a 2-core Intel Xeon VM (AVX-512 VPOPCNTDQ/BITALG, which V8 does not use): i8x16.popcnt is the
+// nibble-table pshufb sequence with its constants reloaded per use, 0.98 G fp/s in L2 (extadd/narrow tree, 16 per
+// step) and 1.40 for v128 loads with i64x2 lane extracts into scalar popcnt, against 2.01 G for the scalar loop.
 //
 // Why four streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only so
 // far ahead of one stream (and restarts at every 4 KiB page), so a scan that also spends time on popcnt pays
-// part of each miss. The one-query 64-bit scans therefore walk a block of 4 * STREAM fingerprints as four
-// interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM, 10^7 resident:
-// distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20 against 0.71;
-// in L2 also faster, 2.40 against 2.02, from the shorter dependency chains). Lengths not a multiple of the
-// block finish in the one-stream loops.
+// part of each miss. The one-query scans therefore walk a block of 4 * STREAM fingerprints (half as many at
+// 128 bits) as four interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM,
+// 10^7 resident: distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20
+// against 0.71, and two streams 1.00-1.18; in L2 also faster, 2.40 against 2.02). Touching a line 1-16 KiB
+// ahead from one stream, the software-prefetch substitute, did not help (0.70-0.73 against 0.73). Lengths not
+// a multiple of the block finish in the one-stream loops.
 //
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND
