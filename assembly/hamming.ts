@@ -272,6 +272,14 @@ function emitListed(list: usize, listEnd: usize, fps: usize, wide: bool, lo: u64
   return c;
 }
 
+/** Writes the hits of a block's four lists (ending at l0..l3), stream by stream: index order. */
+function emitBlock(l0: usize, l1: usize, l2: usize, l3: usize, fps: usize, wide: bool, lo: u64, hi: u64, k: i32, base: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
+  c = emitListed(HIT_GROUPS, l0, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
+  c = emitListed(HIT_GROUPS + STREAM, l1, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
+  c = emitListed(HIT_GROUPS + 2 * STREAM, l2, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
+  return emitListed(HIT_GROUPS + 3 * STREAM, l3, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
+}
+
 /**
  * Writes base + i and the distance of every fps[i] within k of q, in index order, stopping once `cap` entries
  * are written. Returns the number written; when it equals cap the caller resumes after the last index written.
@@ -306,10 +314,7 @@ export function hammingCollect64(fps: usize, n: i32, q: u64, k: i32, base: u32, 
       }
     }
     if (s < p + STREAM_BYTES) break;
-    c = emitListed(HIT_GROUPS, l0, fps, false, q, 0, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + STREAM, l1, fps, false, q, 0, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + 2 * STREAM, l2, fps, false, q, 0, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + 3 * STREAM, l3, fps, false, q, 0, k, base, c, outIndex, outDistance);
+    c = emitBlock(l0, l1, l2, l3, fps, false, q, 0, k, base, c, outIndex, outDistance);
     p += 4 * STREAM_BYTES;
   }
   let end8 = fps + (<usize>(n & ~7) << 3);
@@ -353,10 +358,7 @@ export function hammingCollect128(fps: usize, n: i32, lo: u64, hi: u64, k: i32, 
       }
     }
     if (s < p + STREAM_BYTES) break;
-    c = emitListed(HIT_GROUPS, l0, fps, true, lo, hi, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + STREAM, l1, fps, true, lo, hi, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + 2 * STREAM, l2, fps, true, lo, hi, k, base, c, outIndex, outDistance);
-    c = emitListed(HIT_GROUPS + 3 * STREAM, l3, fps, true, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitBlock(l0, l1, l2, l3, fps, true, lo, hi, k, base, c, outIndex, outDistance);
     i += BLOCK128;
   }
   for (; i + 4 <= n && c + 4 <= cap; i += 4) {

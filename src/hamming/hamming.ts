@@ -30,7 +30,8 @@ export interface HammingPairs {
   distance: Uint8Array;
 }
 
-interface HammingKernels {
+/** The kernels of assembly/hamming.ts this file calls (test/hamming/kernels.test.ts calls them directly). */
+export interface HammingKernels {
   hammingDistances64(fps: number, n: number, q: bigint, out: number): void;
   hammingDistances128(fps: number, n: number, lo: bigint, hi: bigint, out: number): void;
   hammingCount64(fps: number, n: number, q: bigint, k: number): number;

@@ -1,39 +1,16 @@
-// The 64-bit one-query kernels of assembly/hamming.ts called directly, with the raw pointers and small output
-// capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
+// The one-query scan kernels of assembly/hamming.ts called directly (64-bit; the block tests at both widths),
+// with the raw pointers and small output capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
 // loops with every tail length, unaligned arrays, and a collect buffer that fills at every position (the caller
 // resumes after the last index written, as src/hamming/hamming.ts does). Lengths of a block and more take the
 // four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { HammingKernels } from '../../src/hamming/hamming.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
 
-interface ScanKernels {
-  hammingDistances64(fps: number, n: number, q: bigint, out: number): void;
-  hammingCount64(fps: number, n: number, q: bigint, k: number): number;
-  hammingCollect64(
-    fps: number,
-    n: number,
-    q: bigint,
-    k: number,
-    base: number,
-    outIndex: number,
-    outDistance: number,
-    cap: number,
-  ): number;
-  hammingDistances128(fps: number, n: number, lo: bigint, hi: bigint, out: number): void;
-  hammingCount128(fps: number, n: number, lo: bigint, hi: bigint, k: number): number;
-  hammingCollect128(
-    fps: number,
-    n: number,
-    lo: bigint,
-    hi: bigint,
-    k: number,
-    base: number,
-    outIndex: number,
-    outDistance: number,
-    cap: number,
-  ): number;
+interface ScanKernels extends HammingKernels {
+  /** Fingerprints per four-stream block (wide: 1 for 128-bit). */
   hammingScanBlock(wide: number): number;
 }
 
