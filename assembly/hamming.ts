@@ -11,12 +11,14 @@
 //
 // Why four streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only so
 // far ahead of one stream (and restarts at every 4 KiB page), so a scan that also spends time on popcnt pays
-// part of each miss. The one-query scans therefore walk a block of 4 * STREAM fingerprints (half as many at
-// 128 bits) as four interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM,
-// 10^7 resident: distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20
-// against 0.71, and two streams 1.00-1.18; in L2 also faster, 2.40 against 2.02). Touching a line 1-16 KiB
-// ahead from one stream, the software-prefetch substitute, did not help (0.70-0.73 against 0.73). Lengths not
-// a multiple of the block finish in the one-stream loops.
+// part of each miss. The one-query 64-bit scans therefore walk a block of 4 * STREAM fingerprints as four
+// interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM, 10^7 resident:
+// distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20 against 0.71,
+// and two streams 1.00-1.18; in L2 also faster, 2.40 against 2.02). Touching a line 1-16 KiB ahead from one
+// stream, the software-prefetch substitute, did not help (0.70-0.73 against 0.73). Lengths not a multiple of
+// the block finish in the one-stream loops. The 128-bit scans stay one-stream: blocked the same way they ran
+// 0.42-0.65 G fp/s at 10^7 under load (not measured beside the old loop), and the code put index.* over its
+// gzip budget.
 //
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND
@@ -46,11 +48,6 @@
 /** Fingerprints per four-stream block. */
 // @ts-ignore: decorator
 @inline const BLOCK: i32 = <i32>STREAM * 4;
-/** The same for 128-bit fingerprints: as many bytes per stream, half as many fingerprints. */
-// @ts-ignore: decorator
-@inline const STREAM128: usize = STREAM >> 1;
-// @ts-ignore: decorator
-@inline const BLOCK128: i32 = BLOCK >> 1;
 /**
  * The groups of four with a hit found in one block, one list per stream (addresses, u32): the block's hits are
  * written stream by stream afterwards, which is index order. A stream has at most STREAM / 4 groups.
@@ -89,23 +86,6 @@ const HIST = memory.data(4 * 132 * 4, 16);
 @inline function anyHit4(p: usize, q: u64, off: u64): u64 {
   return (popcnt<u64>(load<u64>(p) ^ q) + off) & (popcnt<u64>(load<u64>(p, 8) ^ q) + off) &
     (popcnt<u64>(load<u64>(p, 16) ^ q) + off) & (popcnt<u64>(load<u64>(p, 24) ^ q) + off);
-}
-
-/** The 128-bit counterparts (off = 255 - k, bit 8). */
-// @ts-ignore: decorator
-@inline function distances4x128(p: usize, lo: u64, hi: u64): u64 {
-  return d128(p, lo, hi) | (d128(p + 16, lo, hi) << 8) | (d128(p + 32, lo, hi) << 16) | (d128(p + 48, lo, hi) << 24);
-}
-
-// @ts-ignore: decorator
-@inline function misses4x128(p: usize, lo: u64, hi: u64, off: u64): u64 {
-  return ((d128(p, lo, hi) + off) >> 8) + ((d128(p + 16, lo, hi) + off) >> 8) +
-    ((d128(p + 32, lo, hi) + off) >> 8) + ((d128(p + 48, lo, hi) + off) >> 8);
-}
-
-// @ts-ignore: decorator
-@inline function anyHit4x128(p: usize, lo: u64, hi: u64, off: u64): u64 {
-  return (d128(p, lo, hi) + off) & (d128(p + 16, lo, hi) + off) & (d128(p + 32, lo, hi) + off) & (d128(p + 48, lo, hi) + off);
 }
 
 /** Where the four-stream blocks of fps[0..n) end: the rest, fewer than BLOCK, is left to one stream. */
@@ -153,21 +133,7 @@ export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void
 }
 
 export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: usize): void {
-  let blocks = n & ~(BLOCK128 - 1);
-  let p = fps;
-  let o = out;
-  for (let end = out + <usize>blocks; o < end; ) {
-    for (let e = o + STREAM128; o < e; o += 4) {
-      store<u32>(o, <u32>distances4x128(p, lo, hi));
-      store<u32>(o + STREAM128, <u32>distances4x128(p + STREAM_BYTES, lo, hi));
-      store<u32>(o + 2 * STREAM128, <u32>distances4x128(p + 2 * STREAM_BYTES, lo, hi));
-      store<u32>(o + 3 * STREAM128, <u32>distances4x128(p + 3 * STREAM_BYTES, lo, hi));
-      p += 64;
-    }
-    p += 3 * STREAM_BYTES;
-    o += 3 * STREAM128;
-  }
-  let i = blocks;
+  let i = 0;
   for (; i + 4 <= n; i += 4) {
     let p = fps + (<usize>i << 4);
     let packed = d128(p, lo, hi) | (d128(p + 16, lo, hi) << 8) | (d128(p + 32, lo, hi) << 16) | (d128(p + 48, lo, hi) << 24);
@@ -212,16 +178,7 @@ export function hammingCount64(fps: usize, n: i32, q: u64, k: i32): i32 {
 export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i32 {
   let off = <u64>(255 - k);
   let misses: u64 = 0;
-  let blocks = n & ~(BLOCK128 - 1);
-  for (let p = fps, end = fps + (<usize>blocks << 4); p < end; p += 3 * STREAM_BYTES) {
-    let m0: u64 = 0, m1: u64 = 0;
-    for (let e = p + STREAM_BYTES; p < e; p += 64) {
-      m0 += misses4x128(p, lo, hi, off) + misses4x128(p + STREAM_BYTES, lo, hi, off);
-      m1 += misses4x128(p + 2 * STREAM_BYTES, lo, hi, off) + misses4x128(p + 3 * STREAM_BYTES, lo, hi, off);
-    }
-    misses += (m0 + m1) << 8;
-  }
-  let i = blocks;
+  let i = 0;
   for (; i + 4 <= n; i += 4) {
     let p = fps + (<usize>i << 4);
     misses += ((d128(p, lo, hi) + off) & MISS128) + ((d128(p + 16, lo, hi) + off) & MISS128) +
@@ -259,25 +216,13 @@ function hitGroup8(p: usize, q: u64, k: i32, at: u32, c: i32, outIndex: usize, o
  * Writes the hits of the groups of four listed in [list, listEnd) (addresses into fps), in list order; returns
  * the new count. The caller has checked that they fit.
  */
-function emitListed(list: usize, listEnd: usize, fps: usize, wide: bool, lo: u64, hi: u64, k: i32, base: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
-  let shift = <usize>(wide ? 4 : 3);
+function emitListed(list: usize, listEnd: usize, fps: usize, q: u64, k: i32, base: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
   for (let l = list; l < listEnd; l += 4) {
     let g = <usize>load<u32>(l);
-    let at = base + <u32>((g - fps) >> shift);
-    for (let j = 0; j < 4; j++) {
-      let p = g + (<usize>j << shift);
-      c = emit(c, wide ? d128(p, lo, hi) : d64(p, lo), k, at + <u32>j, outIndex, outDistance);
-    }
+    let at = base + <u32>((g - fps) >> 3);
+    for (let j = 0; j < 4; j++) c = emit(c, d64(g + (<usize>j << 3), q), k, at + <u32>j, outIndex, outDistance);
   }
   return c;
-}
-
-/** Writes the hits of a block's four lists (ending at l0..l3), stream by stream: index order. */
-function emitBlock(l0: usize, l1: usize, l2: usize, l3: usize, fps: usize, wide: bool, lo: u64, hi: u64, k: i32, base: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
-  c = emitListed(HIT_GROUPS, l0, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
-  c = emitListed(HIT_GROUPS + STREAM, l1, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
-  c = emitListed(HIT_GROUPS + 2 * STREAM, l2, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
-  return emitListed(HIT_GROUPS + 3 * STREAM, l3, fps, wide, lo, hi, k, base, c, outIndex, outDistance);
 }
 
 /**
@@ -314,7 +259,10 @@ export function hammingCollect64(fps: usize, n: i32, q: u64, k: i32, base: u32, 
       }
     }
     if (s < p + STREAM_BYTES) break;
-    c = emitBlock(l0, l1, l2, l3, fps, false, q, 0, k, base, c, outIndex, outDistance);
+    c = emitListed(HIT_GROUPS, l0, fps, q, k, base, c, outIndex, outDistance);
+    c = emitListed(HIT_GROUPS + STREAM, l1, fps, q, k, base, c, outIndex, outDistance);
+    c = emitListed(HIT_GROUPS + 2 * STREAM, l2, fps, q, k, base, c, outIndex, outDistance);
+    c = emitListed(HIT_GROUPS + 3 * STREAM, l3, fps, q, k, base, c, outIndex, outDistance);
     p += 4 * STREAM_BYTES;
   }
   let end8 = fps + (<usize>(n & ~7) << 3);
@@ -336,31 +284,6 @@ export function hammingCollect128(fps: usize, n: i32, lo: u64, hi: u64, k: i32, 
   let off = <u64>(255 - k);
   let c = 0;
   let i = 0;
-  // As in hammingCollect64: whole blocks while their noted groups fit, a denser block left to the loop below.
-  let blocks = n & ~(BLOCK128 - 1);
-  while (i < blocks) {
-    let p = fps + (<usize>i << 4);
-    let roomGroups = (cap - c) >> 2;
-    let listed = 0;
-    let l0 = HIT_GROUPS, l1 = HIT_GROUPS + STREAM, l2 = HIT_GROUPS + 2 * STREAM, l3 = HIT_GROUPS + 3 * STREAM;
-    let s = p;
-    for (let end = p + STREAM_BYTES; s < end; s += 64) {
-      let t0 = anyHit4x128(s, lo, hi, off);
-      let t1 = anyHit4x128(s + STREAM_BYTES, lo, hi, off);
-      let t2 = anyHit4x128(s + 2 * STREAM_BYTES, lo, hi, off);
-      let t3 = anyHit4x128(s + 3 * STREAM_BYTES, lo, hi, off);
-      if ((t0 & t1 & t2 & t3 & MISS128) == 0) {
-        if (listed + 4 > roomGroups) break;
-        if ((t0 & MISS128) == 0) { store<u32>(l0, <u32>s); l0 += 4; listed++; }
-        if ((t1 & MISS128) == 0) { store<u32>(l1, <u32>(s + STREAM_BYTES)); l1 += 4; listed++; }
-        if ((t2 & MISS128) == 0) { store<u32>(l2, <u32>(s + 2 * STREAM_BYTES)); l2 += 4; listed++; }
-        if ((t3 & MISS128) == 0) { store<u32>(l3, <u32>(s + 3 * STREAM_BYTES)); l3 += 4; listed++; }
-      }
-    }
-    if (s < p + STREAM_BYTES) break;
-    c = emitBlock(l0, l1, l2, l3, fps, true, lo, hi, k, base, c, outIndex, outDistance);
-    i += BLOCK128;
-  }
   for (; i + 4 <= n && c + 4 <= cap; i += 4) {
     let p = fps + (<usize>i << 4);
     let e0 = d128(p, lo, hi);
@@ -551,8 +474,8 @@ export function hammingJoinStepPairs(): i32 {
   return STEP_PAIRS;
 }
 
-/** Fingerprints per four-stream block of the one-query scans at 64 or 128 bits, for the tests of its boundaries. */
-export function hammingScanBlock(wide: bool): i32 {
-  return wide ? BLOCK128 : BLOCK;
+/** Fingerprints per four-stream block of the one-query 64-bit scans, for the tests of the block boundaries. */
+export function hammingScanBlock(): i32 {
+  return BLOCK;
 }
 

@@ -1,8 +1,9 @@
-// The one-query scan kernels of assembly/hamming.ts called directly (64-bit; the block tests at both widths),
+// The one-query scan kernels of assembly/hamming.ts called directly (64-bit; the long tests at both widths),
 // with the raw pointers and small output capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
 // loops with every tail length, unaligned arrays, and a collect buffer that fills at every position (the caller
-// resumes after the last index written, as src/hamming/hamming.ts does). Lengths of a block and more take the
-// four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries.
+// resumes after the last index written, as src/hamming/hamming.ts does). At 64 bits lengths of a block and more
+// take the four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries,
+// and the one-stream 128-bit kernels on the same lengths.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HammingKernels } from '../../src/hamming/hamming.js';
@@ -10,8 +11,8 @@ import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
 
 interface ScanKernels extends HammingKernels {
-  /** Fingerprints per four-stream block (wide: 1 for 128-bit). */
-  hammingScanBlock(wide: number): number;
+  /** Fingerprints per four-stream block of the 64-bit scans. */
+  hammingScanBlock(): number;
 }
 
 function popcount64(x: bigint): number {
@@ -164,7 +165,9 @@ describe('scan kernels, four-stream blocks', () => {
   it('match the reference across block and stream boundaries, at every k and width, with buffers filling anywhere', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
-    const maxN = 2 * k.hammingScanBlock(0) + 40;
+    const block = k.hammingScanBlock();
+    const stream = block / 4;
+    const maxN = 2 * block + 40;
     const ptr = rt.heap.alloc(16 * maxN + 128);
     const outIndex = rt.heap.alloc(4 * maxN);
     const outDistance = rt.heap.alloc(maxN + 16);
@@ -177,7 +180,7 @@ describe('scan kernels, four-stream blocks', () => {
           fc.constantFrom(64 as const, 128 as const).chain((bits) =>
             fc.record({
               bits: fc.constant(bits),
-              n: sizes(k.hammingScanBlock(bits === 128 ? 1 : 0)),
+              n: sizes(block),
               shift: fc.integer({ min: 0, max: 7 }),
               maxDistance: fc.oneof(fc.constantFrom(0, 1, 3, bits - 1, bits), fc.integer({ min: 0, max: bits })),
               // Share of fingerprints planted at k or k + 1 from the query: none, rare, dense, all.
@@ -190,8 +193,6 @@ describe('scan kernels, four-stream blocks', () => {
           ),
           ({ bits, n, shift, maxDistance, near, runs, cap, seed }) => {
             const kernel = scans(k, bits);
-            const block = k.hammingScanBlock(bits === 128 ? 1 : 0);
-            const stream = block / 4;
             const words = bits / 32;
             const next = rng(seed);
             const word = () => Math.floor(next() * 2 ** 32);
