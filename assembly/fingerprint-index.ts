@@ -184,29 +184,68 @@ function scanRange(h: usize, from: u32, to: u32, qlo: u64, qhi: u64, k: i32): bo
   return true;
 }
 
-// Verifies one tail-filter survivor at index j of table t. False when the output is full.
 // @ts-ignore: decorator
-@inline function verify(h: usize, descs: usize, t: u32, ids: usize, j: u32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
+@inline const BATCH: i32 = 256;
+/** (start, end, flipped | table << 8, query tail) of the buckets gathered for one batch, over every table. */
+const RANGES = memory.data(BATCH * 16, 16);
+// @ts-ignore: decorator
+@inline const SURVIVOR_BATCH: i32 = 256;
+/** (table, index in the table, then slot, distance) of the tail-filter survivors awaiting verification. */
+const SURVIVORS = memory.data(SURVIVOR_BATCH * 12, 16);
+let survivorCount: i32 = 0;
+/** Receives the loads that only touch a cache line early (kept, so no optimiser drops them). */
+let touched: u32 = 0;
+
+/**
+ * Verifies the pending survivors in three passes, each over independent loads, so their cache misses overlap
+ * instead of queueing one survivor behind the other: their slots (the tables' id arrays), their distances
+ * (the master array), then the tests and the output for those within k. False when the output is full.
+ */
+function verifySurvivors(h: usize, descs: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
+  let n = survivorCount;
+  survivorCount = 0;
   let words = hdr(h, H_WORDS);
-  let slot = load<u32>(ids + (<usize>j << 2));
-  let p = <usize>hdr(h, H_MASTER) + (<usize>slot << <usize>(words == 2 ? 4 : 3));
-  let xlo = load<u64>(p) ^ qlo;
-  let xhi = words == 2 ? load<u64>(p, 8) ^ qhi : 0;
-  let dist = <i32>(popcnt<u64>(xlo) + popcnt<u64>(xhi));
-  if (dist > k) return true;
-  if (!firstTable(descs, t, xlo, xhi, radius)) return true;
-  if (hdr(h, H_ANY_DEAD) != 0 && isDead(<usize>hdr(h, H_DEAD), slot)) return true;
-  return emit(slot, dist);
+  let master = <usize>hdr(h, H_MASTER);
+  let shift = <usize>(words == 2 ? 4 : 3);
+  let end = SURVIVORS + <usize>n * 12;
+  for (let e = SURVIVORS; e < end; e += 12) {
+    let ids = <usize>load<u32>(descs + <usize>load<u32>(e) * DESCRIPTOR_BYTES, D_IDS);
+    store<u32>(e, load<u32>(ids + (<usize>load<u32>(e, 4) << 2)), 4);
+  }
+  for (let e = SURVIVORS; e < end; e += 12) store<u32>(e, <u32>distanceAt(master, words, load<u32>(e, 4), qlo, qhi), 8);
+  let anyDead = hdr(h, H_ANY_DEAD) != 0;
+  let dead = <usize>hdr(h, H_DEAD);
+  for (let e = SURVIVORS; e < end; e += 12) {
+    let dist = <i32>load<u32>(e, 8);
+    if (dist > k) continue;
+    let slot = load<u32>(e, 4);
+    let p = master + (<usize>slot << shift);
+    let xlo = load<u64>(p) ^ qlo;
+    let xhi = words == 2 ? load<u64>(p, 8) ^ qhi : 0;
+    if (!firstTable(descs, load<u32>(e), xlo, xhi, radius)) continue;
+    if (anyDead && isDead(dead, slot)) continue;
+    if (!emit(slot, dist)) return false;
+  }
+  return true;
+}
+
+// Queues one tail-filter survivor (index j of table t), verifying the queue when it is full. False when the
+// output is full.
+// @ts-ignore: decorator
+@inline function survivor(h: usize, descs: usize, t: u32, j: u32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
+  let e = SURVIVORS + <usize>survivorCount * 12;
+  store<u32>(e, t);
+  store<u32>(e, j, 4);
+  return ++survivorCount < SURVIVOR_BATCH || verifySurvivors(h, descs, qlo, qhi, k, radius);
 }
 
 /**
  * Walks one directory bucket [s, e) of table t, `flipped` directory bits away from the query: entries whose
  * tail is within k − flipped of the query's (and whose leading bits in the tail within radius − flipped) are
- * verified against the full fingerprint. False when the output is full.
+ * queued for verification against the full fingerprint. False when the output is full.
  */
 function walkBucket(h: usize, descs: usize, t: u32, s: u32, e: u32, qtail: u32, qlo: u64, qhi: u64, k: i32, radius: i32, flipped: i32): bool {
   let desc = descs + <usize>t * DESCRIPTOR_BYTES;
-  let ids = <usize>load<u32>(desc, D_IDS);
   let tails = <usize>load<u32>(desc, D_TAILS);
   let prefixMask = load<u32>(desc, D_TAIL_PREFIX_MASK);
   let prefixBudget = <u32>(radius - flipped);
@@ -215,27 +254,25 @@ function walkBucket(h: usize, descs: usize, t: u32, s: u32, e: u32, qtail: u32, 
     for (let j = s; j < e; j++) {
       let x = load<u32>(tails + (<usize>j << 2)) ^ qtail;
       if (popcnt<u32>(x) <= budget && popcnt<u32>(x & prefixMask) <= prefixBudget) {
-        if (!verify(h, descs, t, ids, j, qlo, qhi, k, radius)) return false;
+        if (!survivor(h, descs, t, j, qlo, qhi, k, radius)) return false;
       }
     }
   } else {
     for (let j = s; j < e; j++) {
       let x = <u32>load<u16>(tails + (<usize>j << 1)) ^ qtail;
       if (popcnt<u32>(x) <= budget && popcnt<u32>(x & prefixMask) <= prefixBudget) {
-        if (!verify(h, descs, t, ids, j, qlo, qhi, k, radius)) return false;
+        if (!survivor(h, descs, t, j, qlo, qhi, k, radius)) return false;
       }
     }
   }
   return true;
 }
 
-// @ts-ignore: decorator
-@inline const BATCH: i32 = 256;
-const RANGES = memory.data(BATCH * 12, 16); // (start, end, flipped) of the buckets gathered for one batch
-
 /**
  * Probes every table for one query: all directory buckets within `radius` of the query's. Bucket offsets are
- * gathered for up to BATCH probes before any is walked, so their cache misses overlap instead of queueing.
+ * gathered over all tables (up to BATCH) before any is walked, the first tail line of each is touched before
+ * the walks, and survivors are verified in batches, so the misses of the tables overlap instead of queueing
+ * (10^7 fingerprints, k = 3, four tables: kernel p50 6.0-7.0 µs before, one table after the other).
  */
 function probeTables(h: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
   let tables = hdr(h, H_TABLES);
@@ -244,13 +281,14 @@ function probeTables(h: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
   let descs = <usize>hdr(h, H_DESCRIPTORS);
   let tailMask = (<u64>1 << tailBits) - 1;
   let r = radius < d ? radius : d;
+  let gathered = 0;
+  survivorCount = 0;
   for (let t: u32 = 0; t < tables; t++) {
     let desc = descs + <usize>t * DESCRIPTOR_BYTES;
     let dir = <usize>load<u32>(desc, D_DIRECTORY);
     let key = permutedKey(desc, qlo, qhi);
     let qdir = <u32>(key >> tailBits);
     let qtail = <u32>(key & tailMask);
-    let gathered = 0;
     for (let flips = 0; flips <= r; flips++) {
       // Enumerate every set of `flips` bit positions among the d directory bits (combinations in order).
       for (let i = 0; i < flips; i++) store<i32>(FLIPS + (<usize>i << 2), i);
@@ -261,12 +299,13 @@ function probeTables(h: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
         let s = load<u32>(dir + (b << 2));
         let e = load<u32>(dir + (b << 2), 4);
         if (s < e) {
-          let g = RANGES + <usize>gathered * 12;
+          let g = RANGES + (<usize>gathered << 4);
           store<u32>(g, s);
           store<u32>(g, e, 4);
-          store<i32>(g, flips, 8);
+          store<u32>(g, <u32>flips | (t << 8), 8);
+          store<u32>(g, qtail, 12);
           if (++gathered == BATCH) {
-            if (!walkGathered(h, descs, t, gathered, qtail, qlo, qhi, k, radius)) return false;
+            if (!walkGathered(h, descs, gathered, qlo, qhi, k, radius)) return false;
             gathered = 0;
           }
         }
@@ -278,15 +317,22 @@ function probeTables(h: usize, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
         for (let j = i; j < flips; j++) store<i32>(FLIPS + (<usize>j << 2), v + j - i);
       }
     }
-    if (!walkGathered(h, descs, t, gathered, qtail, qlo, qhi, k, radius)) return false;
   }
-  return true;
+  return walkGathered(h, descs, gathered, qlo, qhi, k, radius) && verifySurvivors(h, descs, qlo, qhi, k, radius);
 }
 
-function walkGathered(h: usize, descs: usize, t: u32, n: i32, qtail: u32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
-  for (let i = 0; i < n; i++) {
-    let g = RANGES + <usize>i * 12;
-    if (!walkBucket(h, descs, t, load<u32>(g), load<u32>(g, 4), qtail, qlo, qhi, k, radius, load<i32>(g, 8))) return false;
+function walkGathered(h: usize, descs: usize, n: i32, qlo: u64, qhi: u64, k: i32, radius: i32): bool {
+  let tailShift = <usize>(hdr(h, H_TAIL_BITS) == 32 ? 2 : 1);
+  let end = RANGES + (<usize>n << 4);
+  let touch: u32 = 0;
+  for (let g = RANGES; g < end; g += 16) {
+    let tails = <usize>load<u32>(descs + <usize>(load<u32>(g, 8) >> 8) * DESCRIPTOR_BYTES, D_TAILS);
+    touch += load<u8>(tails + (<usize>load<u32>(g) << tailShift));
+  }
+  touched += touch;
+  for (let g = RANGES; g < end; g += 16) {
+    let tf = load<u32>(g, 8);
+    if (!walkBucket(h, descs, tf >> 8, load<u32>(g), load<u32>(g, 4), load<u32>(g, 12), qlo, qhi, k, radius, <i32>(tf & 255))) return false;
   }
   return true;
 }

@@ -30,7 +30,8 @@ export interface HammingPairs {
   distance: Uint8Array;
 }
 
-interface HammingKernels {
+/** The kernels of assembly/hamming.ts this file calls (test/hamming/kernels.test.ts calls them directly). */
+export interface HammingKernels {
   hammingDistances64(fps: number, n: number, q: bigint, out: number): void;
   hammingDistances128(fps: number, n: number, lo: bigint, hi: bigint, out: number): void;
   hammingCount64(fps: number, n: number, q: bigint, k: number): number;
@@ -80,6 +81,11 @@ const M64 = (1n << 64n) - 1n;
 const STREAM_CHUNK = 32768;
 /** Fingerprints per kernel call on a resident set: bounds the per-call output block (1 MiB of distances). */
 const RESIDENT_CHUNK = 1 << 20;
+/**
+ * Fingerprints per distances call on a resident set: the 64 KiB of distances are still in L2 when they are
+ * copied out (the 1 MiB of RESIDENT_CHUNK is not, after 8 MiB of fingerprints have streamed past).
+ */
+const DISTANCES_CHUNK = 1 << 16;
 /** Indices collected per kernel call before they are copied out. */
 const COLLECT_CAP = 65536;
 /** Pairs per join call before they are copied out (a multiple of the kernel's step). */
@@ -194,11 +200,12 @@ function forEachChunk(
   src: Source,
   // biome-ignore lint/suspicious/noConfusingVoidType: a scan returns nothing to go on, or false to stop
   scan: (ptr: number, first: number, count: number) => boolean | void,
+  residentChunk = RESIDENT_CHUNK,
 ): void {
   const words = src.bits / 64;
   if (src.ptr >= 0) {
-    for (let first = 0; first < src.count; first += RESIDENT_CHUNK) {
-      if (scan(src.ptr + first * words * 8, first, Math.min(RESIDENT_CHUNK, src.count - first)) === false) return;
+    for (let first = 0; first < src.count; first += residentChunk) {
+      if (scan(src.ptr + first * words * 8, first, Math.min(residentChunk, src.count - first)) === false) return;
     }
     return;
   }
@@ -251,12 +258,18 @@ class IndexBuffer {
 function distancesInto(src: Source, query: bigint, out: Uint8Array): void {
   const { rt, k, regions } = runtime();
   const [lo, hi] = split(query);
-  const outPtr = regions.out.reserve(Math.min(src.count, src.ptr >= 0 ? RESIDENT_CHUNK : STREAM_CHUNK) + 16);
-  forEachChunk(rt, regions, src, (ptr, first, count) => {
-    if (src.bits === 64) k.hammingDistances64(ptr, count, lo, outPtr);
-    else k.hammingDistances128(ptr, count, lo, hi, outPtr);
-    out.set(rt.heap.u8.subarray(outPtr, outPtr + count), first);
-  });
+  const outPtr = regions.out.reserve(Math.min(src.count, src.ptr >= 0 ? DISTANCES_CHUNK : STREAM_CHUNK) + 16);
+  forEachChunk(
+    rt,
+    regions,
+    src,
+    (ptr, first, count) => {
+      if (src.bits === 64) k.hammingDistances64(ptr, count, lo, outPtr);
+      else k.hammingDistances128(ptr, count, lo, hi, outPtr);
+      out.set(rt.heap.u8.subarray(outPtr, outPtr + count), first);
+    },
+    DISTANCES_CHUNK,
+  );
 }
 
 function countWithin(src: Source, query: bigint, maxDistance: number): number {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FingerprintIndex, type FingerprintId, type IndexLayout, type Neighbor } from '../../src/index.js';
 import { wasm } from '../../src/runtime/wasm.js';
@@ -233,6 +234,61 @@ describe('FingerprintIndex matches a brute-force scan', () => {
       checkAll(index, model, queriesFor(r, model, 64, k, 30), k, 64, `20k k=${k}`);
       index.free();
     }
+  });
+});
+
+describe('FingerprintIndex probes, property-tested against the brute-force scan', () => {
+  // The probe gathers buckets over every table before walking them and verifies survivors in batches (256 of
+  // each): layouts with many tables and a wide radius overflow both within one query.
+  const layouts: IndexLayout[] = [
+    { blocks: 4, leading: 1 },
+    { blocks: 6, leading: 3, directoryBits: 12 },
+    { blocks: 6, leading: 3, directoryBits: 8 },
+    { blocks: 6, leading: 2, directoryBits: 10, tailBits: 32 },
+    { blocks: 5, leading: 2, directoryBits: 0 },
+    { blocks: 3, leading: 1, directoryBits: 6, tailBits: 16 },
+  ];
+  it('random sets (clusters, copies), layouts, k from 0 to maxDistance, removals, at 64 and 128 bits', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          bits: fc.constantFrom(64 as const, 128 as const),
+          layout: fc.constantFrom(...layouts),
+          n: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 200, max: 1500 })),
+          maxDistance: fc.integer({ min: 0, max: 8 }),
+          copies: fc.integer({ min: 0, max: 400 }),
+          removeShare: fc.constantFrom(0, 0.3),
+          seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        }),
+        ({ bits, layout, n, maxDistance, copies, removeShare, seed }) => {
+          const r = rng(seed);
+          const fps = dataset(r, n, bits, maxDistance);
+          // Copies of one fingerprint: hundreds of survivors in the same buckets of every table.
+          for (let i = 0; i < copies && n > 0; i++)
+            fps.push(near(r, fps[0]!, Math.floor(r() * (maxDistance + 1)), bits));
+          const index = new FingerprintIndex({ bits, maxDistance, layout });
+          const model = new Map<FingerprintId, bigint>();
+          try {
+            index.addMany(
+              Uint32Array.from(fps, (_, i) => i),
+              toWords(fps, bits),
+            );
+            fps.forEach((fp, i) => model.set(i, fp));
+            for (const id of [...model.keys()]) {
+              if (r() < removeShare) {
+                index.remove(id);
+                model.delete(id);
+              }
+            }
+            const label = `bits ${bits}, layout ${JSON.stringify(layout)}, n ${fps.length}, k ${maxDistance}, seed ${seed}`;
+            checkAll(index, model, queriesFor(r, model, bits, maxDistance, 8), maxDistance, bits, label);
+          } finally {
+            index.free();
+          }
+        },
+      ),
+      { seed: 0x15b, numRuns: 40 },
+    );
   });
 });
 

@@ -1,24 +1,18 @@
-// The 64-bit one-query kernels of assembly/hamming.ts called directly, with the raw pointers and small output
-// capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
+// The one-query scan kernels of assembly/hamming.ts called directly (64-bit; the long tests at both widths),
+// with the raw pointers and small output capacities the public API never uses, against a plain popcount reference on seeded data: eight-per-step
 // loops with every tail length, unaligned arrays, and a collect buffer that fills at every position (the caller
-// resumes after the last index written, as src/hamming/hamming.ts does).
+// resumes after the last index written, as src/hamming/hamming.ts does). At 64 bits lengths of a block and more
+// take the four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries,
+// and the one-stream 128-bit kernels on the same lengths.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { HammingKernels } from '../../src/hamming/hamming.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
 
-interface ScanKernels {
-  hammingDistances64(fps: number, n: number, q: bigint, out: number): void;
-  hammingCount64(fps: number, n: number, q: bigint, k: number): number;
-  hammingCollect64(
-    fps: number,
-    n: number,
-    q: bigint,
-    k: number,
-    base: number,
-    outIndex: number,
-    outDistance: number,
-    cap: number,
-  ): number;
+interface ScanKernels extends HammingKernels {
+  /** Fingerprints per four-stream block of the 64-bit scans. */
+  hammingScanBlock(): number;
 }
 
 function popcount64(x: bigint): number {
@@ -91,6 +85,170 @@ describe('64-bit scan kernels, raw', () => {
           expect(gotDistance, `${label}, cap ${cap}`).toEqual(hits.map((i) => expected[i]!));
         }
       }
+    } finally {
+      rt.heap.release(outDistance);
+      rt.heap.release(outIndex);
+      rt.heap.release(ptr);
+    }
+  });
+});
+
+/** Plain popcount of a 32-bit word, the reference for the long scans (bigint popcounts are too slow there). */
+function popcount32(x: number): number {
+  let d = 0;
+  for (; x !== 0; x &= x - 1) d++;
+  return d;
+}
+
+/** The kernels of one width over (lo, hi) queries: hi is ignored at 64 bits. */
+function scans(k: ScanKernels, bits: 64 | 128) {
+  return bits === 64
+    ? {
+        distances: (at: number, n: number, lo: bigint, _hi: bigint, out: number) =>
+          k.hammingDistances64(at, n, lo, out),
+        count: (at: number, n: number, lo: bigint, _hi: bigint, d: number) => k.hammingCount64(at, n, lo, d),
+        collect: (
+          at: number,
+          n: number,
+          lo: bigint,
+          _hi: bigint,
+          d: number,
+          ...rest: [number, number, number, number]
+        ) => k.hammingCollect64(at, n, lo, d, ...rest),
+      }
+    : {
+        distances: (at: number, n: number, lo: bigint, hi: bigint, out: number) =>
+          k.hammingDistances128(at, n, lo, hi, out),
+        count: (at: number, n: number, lo: bigint, hi: bigint, d: number) => k.hammingCount128(at, n, lo, hi, d),
+        collect: (
+          at: number,
+          n: number,
+          lo: bigint,
+          hi: bigint,
+          d: number,
+          ...rest: [number, number, number, number]
+        ) => k.hammingCollect128(at, n, lo, hi, d, ...rest),
+      };
+}
+
+/** Collects everything within k through the kernel with buffers of `cap`, resuming as the API does. */
+function collectAll(
+  kernel: ReturnType<typeof scans>,
+  heap: ReturnType<typeof wasm>['heap'],
+  stride: number,
+  at: number,
+  n: number,
+  lo: bigint,
+  hi: bigint,
+  maxDistance: number,
+  cap: number,
+  outIndex: number,
+  outDistance: number,
+): { index: number[]; distance: number[] } {
+  const index: number[] = [];
+  const distance: number[] = [];
+  let start = 0;
+  for (let calls = 0; start < n; calls++) {
+    if (calls > n + 1) throw new Error(`no progress at ${start}`);
+    const c = kernel.collect(at + stride * start, n - start, lo, hi, maxDistance, start, outIndex, outDistance, cap);
+    if (c > cap) throw new Error(`wrote ${c} entries into a buffer of ${cap}`);
+    const got = heap.u32.subarray(outIndex >>> 2, (outIndex >>> 2) + c);
+    for (let i = 0; i < c; i++) index.push(got[i]!);
+    for (let i = 0; i < c; i++) distance.push(heap.u8[outDistance + i]!);
+    if (c < cap) break;
+    start = got[c - 1]! + 1;
+  }
+  return { index, distance };
+}
+
+describe('scan kernels, four-stream blocks', () => {
+  it('match the reference across block and stream boundaries, at every k and width, with buffers filling anywhere', () => {
+    const rt = wasm();
+    const k = rt.kernels as unknown as ScanKernels;
+    const block = k.hammingScanBlock();
+    const stream = block / 4;
+    const maxN = 2 * block + 40;
+    const ptr = rt.heap.alloc(16 * maxN + 128);
+    const outIndex = rt.heap.alloc(4 * maxN);
+    const outDistance = rt.heap.alloc(maxN + 16);
+    const around = (x: number) => fc.integer({ min: x - 9, max: x + 9 });
+    const sizes = (block: number) =>
+      fc.oneof(around(block), around(2 * block), fc.integer({ min: 0, max: 2 * block + 40 }));
+    try {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(64 as const, 128 as const).chain((bits) =>
+            fc.record({
+              bits: fc.constant(bits),
+              n: sizes(block),
+              shift: fc.integer({ min: 0, max: 7 }),
+              maxDistance: fc.oneof(fc.constantFrom(0, 1, 3, bits - 1, bits), fc.integer({ min: 0, max: bits })),
+              // Share of fingerprints planted at k or k + 1 from the query: none, rare, dense, all.
+              near: fc.constantFrom(0, 0.0005, 0.05, 0.5, 1),
+              // A few runs of 1..6 consecutive hits: a block with one or two groups that fill a small buffer.
+              runs: fc.array(fc.record({ at: fc.nat(), length: fc.integer({ min: 1, max: 6 }) }), { maxLength: 3 }),
+              cap: fc.constantFrom(1, 3, 16, 17, 63, 1000, 65536),
+              seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+            }),
+          ),
+          ({ bits, n, shift, maxDistance, near, runs, cap, seed }) => {
+            const kernel = scans(k, bits);
+            const words = bits / 32;
+            const next = rng(seed);
+            const word = () => Math.floor(next() * 2 ** 32);
+            const fps = new Uint32Array(words * n);
+            for (let i = 0; i < fps.length; i++) fps[i] = word();
+            const q = Uint32Array.from({ length: words }, word);
+            const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
+            const lo = qWord(0);
+            const hi = bits === 128 ? qWord(1) : 0n;
+            // Moves fingerprint i to exactly `d` bits from the query.
+            const plant = (i: number, d: number) => {
+              const bitsLeft = Array.from({ length: bits }, (_, b) => b);
+              fps.set(q, words * i);
+              for (let f = 0; f < d; f++) {
+                const b = bitsLeft.splice(Math.floor(next() * bitsLeft.length), 1)[0]!;
+                fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
+              }
+            };
+            const atOrPast = () => Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
+            for (let i = 0; i < n; i++) if (next() < near) plant(i, atOrPast());
+            for (const run of runs) {
+              for (let i = run.at % Math.max(1, n), end = i + run.length; i < Math.min(end, n); i++)
+                plant(i, maxDistance);
+            }
+            // The first and last of every stream and block, and the first of the one-stream rest.
+            for (let s = 0; s <= 8; s++) {
+              for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n && next() < 0.7) plant(i, atOrPast());
+            }
+            const at = ptr + 8 * shift;
+            rt.heap.u32.set(fps, at >>> 2);
+            const expected = Array.from({ length: n }, (_, i) => {
+              let d = 0;
+              for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
+              return d;
+            });
+            const label = `${bits}-bit, n ${n}, k ${maxDistance}, cap ${cap}, seed ${seed}`;
+
+            rt.heap.u8.fill(0xee, outDistance, outDistance + n + 16);
+            kernel.distances(at, n, lo, hi, outDistance);
+            const distances = rt.heap.u8.subarray(outDistance, outDistance + n);
+            let wrong = expected.findIndex((d, i) => distances[i] !== d);
+            expect(wrong, `${label}: first wrong distance`).toBe(-1);
+            expect(rt.heap.u8[outDistance + n], `${label}: nothing written past n`).toBe(0xee);
+
+            const hits = expected.flatMap((d, i) => (d <= maxDistance ? [i] : []));
+            expect(kernel.count(at, n, lo, hi, maxDistance), label).toBe(hits.length);
+
+            const got = collectAll(kernel, rt.heap, bits / 8, at, n, lo, hi, maxDistance, cap, outIndex, outDistance);
+            wrong = hits.findIndex((h, i) => got.index[i] !== h);
+            expect(wrong, `${label}: first wrong index`).toBe(-1);
+            expect(got.index.length, label).toBe(hits.length);
+            expect(got.distance, label).toEqual(hits.map((i) => expected[i]!));
+          },
+        ),
+        { seed: 0x15a, numRuns: 100 },
+      );
     } finally {
       rt.heap.release(outDistance);
       rt.heap.release(outIndex);
