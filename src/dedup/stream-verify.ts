@@ -8,6 +8,7 @@ import type { WorkerPool } from '../runtime/pool.js';
 import type { NearDuplicatePairs } from './join.js';
 import { packTexts, transferOf } from '../runtime/pool-texts.js';
 import { type CheckTask, checkPairs } from './stream-tasks.js';
+import { sameText } from './exact-copies.js';
 import type { VerifyOptions } from './verify-pairs.js';
 
 /** Where documents can be read again: one entry per document asked for. */
@@ -83,24 +84,7 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
     while (inFlight.length >= maxInFlight) await inFlight.shift();
   };
   const runBatch = async (batchPairs: number[], members: number[], here: boolean): Promise<void> => {
-    const { source, offset, length } = ctx.locators;
-    members.sort((x, y) => source[x]! - source[y]! || offset[x]! - offset[y]! || x - y);
-    const local = new Map<number, number>();
-    const loc: Locators = {
-      index: Uint32Array.from(members),
-      source: new Uint32Array(members.length),
-      offset: new Float64Array(members.length),
-      length: new Float64Array(members.length),
-    };
-    members.forEach((d, i) => {
-      local.set(d, i);
-      loc.source[i] = source[d]!;
-      loc.offset[i] = offset[d]!;
-      loc.length[i] = length[d]!;
-    });
-    const texts = await ctx.reread(loc);
-    if (!Array.isArray(texts) || texts.length !== members.length)
-      throw new TypeError(`reread must return one text per document asked for (${members.length}), got ${show(texts)}`);
+    const { texts, local } = await readAgain(members, ctx);
     const task: Omit<CheckTask, 'texts'> = {
       pairs: {
         a: Uint32Array.from(batchPairs, (p) => local.get(a[p]!)!),
@@ -108,7 +92,7 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
         distance: Uint8Array.from(batchPairs, (p) => distance[p]!),
       },
       verify: ctx.verify,
-      featureCounts: Float64Array.from(members, (d) => counts[d]!),
+      featureCounts: Float64Array.from(local.keys(), (d) => counts[d]!),
     };
     let flags: Uint8Array;
     if (ctx.pool && !here) {
@@ -149,4 +133,75 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
     out.distance[q++] = distance[p]!;
   }
   return out;
+}
+
+/**
+ * The texts of `members` (document indices) read again through `reread`, asked for sorted by source and offset (so
+ * files are read front to back), and each member's position among them.
+ */
+async function readAgain(
+  members: number[],
+  ctx: Pick<CheckContext, 'locators' | 'reread'>,
+): Promise<{ texts: ReadonlyArray<string | Uint8Array>; local: Map<number, number> }> {
+  const { source, offset, length } = ctx.locators;
+  members.sort((x, y) => source[x]! - source[y]! || offset[x]! - offset[y]! || x - y);
+  const local = new Map<number, number>();
+  const loc: Locators = {
+    index: Uint32Array.from(members),
+    source: new Uint32Array(members.length),
+    offset: new Float64Array(members.length),
+    length: new Float64Array(members.length),
+  };
+  members.forEach((d, i) => {
+    local.set(d, i);
+    loc.source[i] = source[d]!;
+    loc.offset[i] = offset[d]!;
+    loc.length[i] = length[d]!;
+  });
+  const texts = await ctx.reread(loc);
+  if (!Array.isArray(texts) || texts.length !== members.length)
+    throw new TypeError(`reread must return one text per document asked for (${members.length}), got ${show(texts)}`);
+  return { texts, local };
+}
+
+/**
+ * Confirms the exact copies that the content hash found: each copy (copyOf[i] !== i, its first copy copyOf[i]) is
+ * read again with its first copy, a batch of about `budget` bytes at a time, and compared byte for byte. A copy
+ * whose text differs (two texts with one 128-bit hash) becomes its own first copy, so the join and verification
+ * decide about it like any other text. Returns how many were not copies.
+ */
+export async function confirmCopies(
+  copyOf: Uint32Array,
+  ctx: Pick<CheckContext, 'locators' | 'reread' | 'budget'>,
+): Promise<number> {
+  const { length } = ctx.locators;
+  let pending: number[] = [];
+  let docs = new Set<number>();
+  let bytes = 0;
+  let differ = 0;
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const { texts, local } = await readAgain([...docs], ctx);
+    for (const i of pending) {
+      if (!sameText(texts[local.get(i)!]!, texts[local.get(copyOf[i]!)!]!)) {
+        copyOf[i] = i;
+        differ++;
+      }
+    }
+    pending = [];
+    docs = new Set();
+    bytes = 0;
+  };
+  for (let i = 0; i < copyOf.length; i++) {
+    const first = copyOf[i]!;
+    if (first === i) continue;
+    const add = (docs.has(i) ? 0 : length[i]!) + (docs.has(first) ? 0 : length[first]!);
+    if (pending.length > 0 && bytes + add > ctx.budget) await flush();
+    docs.add(i);
+    docs.add(first);
+    bytes += add;
+    pending.push(i);
+  }
+  await flush();
+  return differ;
 }

@@ -18,7 +18,7 @@ import {
 import { candidatePairs, collapse, spanningPairs, tooManyPairs } from './dedup-groups.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
-import { type Locators, type Reread, checkCandidates } from './stream-verify.js';
+import { type Locators, type Reread, checkCandidates, confirmCopies } from './stream-verify.js';
 
 export type { Locators, Reread } from './stream-verify.js';
 
@@ -172,7 +172,8 @@ export async function dedupStream(
   const fingerprints = fps.done();
   const featureCounts = counts.done();
   const locators = { source: source.done(), offset: offset.done(), length: length.done() };
-  // Exact copies by their 128-bit content hash (the texts are gone: not compared again), then dedup()'s grouping.
+  // Exact copies by their 128-bit content hash, each confirmed by reading it again with its first copy (as dedup()
+  // compares the texts), then dedup()'s grouping.
   const copyKeys = keys.done();
   const contentKeys = new BigUint64Array(count * 2);
   for (let i = 0; i < count; i++) {
@@ -180,6 +181,7 @@ export async function dedupStream(
     contentKeys[i * 2 + 1] = copyKeys[i * 4 + 1]!;
   }
   const copyOf = firstOfEqual(contentKeys, 2);
+  await confirmCopies(copyOf, { locators, reread, budget: verifyBatchBytes });
   const trim = featurelessByTrimmedText(plan, verify)
     ? (i: number) => `${copyKeys[i * 4 + 2]!.toString(36)}:${copyKeys[i * 4 + 3]!.toString(36)}`
     : null;

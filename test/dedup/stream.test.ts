@@ -118,6 +118,23 @@ describe('dedupStream', () => {
     }
   });
 
+  it('confirms exact copies by their bytes: a text whose hash matched but whose bytes differ is not a copy', async () => {
+    // The stream cannot be given two texts with one 128-bit hash, so `reread` plays the collision: documents 1
+    // and 3 stream as copies of document 0 but read back as other texts, as two colliding texts would.
+    const a = 'the quick brown fox jumps over the lazy dog again and again';
+    const other = 'completely different words that share nothing with the first text at all';
+    const streamed = [a, a, 'an unrelated third document here', a];
+    const stored = [a, other, streamed[2]!, a];
+    const got = await dedupStream(docsOf(streamed), { verifyBatchBytes: 64, reread: rereadOf(stored) });
+    // Document 3 is a true copy of 0; document 1 is not: its identical fingerprint made it a candidate, and
+    // verification (on the texts read again) rejected it.
+    expect(Array.from(got.clusterOf)).toEqual([0, 1, 2, 0]);
+    // With the stored texts equal to the streamed ones, 1 and 3 are copies of 0, as in dedup().
+    const honest = await dedupStream(docsOf(streamed), { verifyBatchBytes: 64, reread: rereadOf(streamed) });
+    expect(Array.from(honest.clusterOf)).toEqual(Array.from(dedup(streamed).clusterOf));
+    expect(Array.from(honest.clusterOf)).toEqual([0, 0, 2, 0]);
+  });
+
   it('takes a plain iterable; reads again only documents of candidate pairs, with the locators given', async () => {
     const texts = corpus(7, 300);
     const want = dedup(texts);
