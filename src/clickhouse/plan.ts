@@ -71,11 +71,13 @@ export interface ClusterJoinEstimate {
 export const MAX_TABLES = 1024;
 const MAX_BLOCKS = 16; // planWithBlocks' limit (its canonical-table lookup has 2^b entries)
 
-// Cost per key row (computed on its fingerprint's shard, sent to its owner, hashed and probed there: both join
-// sides read it) and per join row (built, XORed, popcounted, dropped), relative, ≈ µs of one shard's CPU: from
-// the runs on 3 local shards of ClickHouse 18.16 at 10^6 and 10^7 (bench/clickhouse.bench.ts).
-const KEY_ROW = 0.9;
-const JOIN_ROW = 0.17;
+// Cost per key row (computed on its fingerprint's shard, sent to its owner, gathered and hashed there) and per join
+// row (probed, built, XORed, popcounted, dropped; every key row also meets itself), in µs of CPU: a least-squares
+// fit of the servers' CPU time (user + system, all shards) over four joins on 3 local shards of ClickHouse 18.16
+// (bench/clickhouse.bench.ts data, k = 3): 10^6 with 4, 5 and 6 blocks (34.8, 13.8 and 23.5 s) and 10^7 with 5
+// blocks (128 s); the fit is within 15 % of each. Refitted 2026-12-01 for the gather in passes (was 0.9 and 0.17).
+const KEY_ROW = 0.7;
+const JOIN_ROW = 0.49;
 
 export interface ClusterPlanOptions {
   /** Fingerprints the tables are planned for. */
