@@ -413,8 +413,9 @@ export class ClickHouseTables {
   }
 
   /**
-   * Declares the insert over: checks that every fingerprint has its lookup key rows (the materialized view writes
-   * them with each insert) and writes the completion marker on every shard.
+   * Declares the insert over: merges each shard's lookup keys into one part, checks that every fingerprint has its
+   * lookup key rows (the materialized view writes them with each insert) and writes the completion marker on every
+   * shard.
    */
   async finish(): Promise<ClickHouseTableStatus> {
     const before = await this.status();
@@ -432,6 +433,12 @@ export class ClickHouseTables {
           `tables ${this.names.base}: an insert did not complete (shard ${i + 1} saw insert ${open.slice(13)} begin ` +
             'and never end); drop the tables and insert again',
         );
+    }
+    if (this.lookupPlan) {
+      // One part per shard: a probe then reads one granule range per key, not one per part. Measured at 10^7 on 3
+      // local shards: 5 s, and lookups right after an insert took a median 35 ms instead of 69 ms.
+      const { keys } = tableNames(this.names);
+      await onEveryShard(this.shards, 'merging the lookup keys', (s) => command(s, `OPTIMIZE TABLE ${keys} FINAL`));
     }
     const { fingerprints, keyRows } = await this.counts();
     const expected = fingerprints * (this.lookupPlan?.keysPerFingerprint ?? 0);
