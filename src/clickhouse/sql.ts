@@ -2,9 +2,10 @@
 // ClickHouse 18.16 (Debian's) and current releases alike: no bitCount/hammingDistance (18.16 lacks them; a SWAR
 // popcount works on both), no query parameters (values are inlined, each one a number this module formats), no
 // ON CLUSTER (it needs ZooKeeper: the client creates the tables on each shard in turn).
-// The join is one query per shard, sent to that shard: both sides read the Distributed fingerprint table, every
-// shard computes its fingerprints' key rows and sends a requesting shard only the rows whose key it owns, so the
-// shuffle happens in the read and no key row is ever stored. (A Distributed key table as the join's FROM with the
+// The join runs on every shard at once, each in passes over the key parts it owns (joinPasses): a pass reads the
+// Distributed fingerprint table, every shard computes its fingerprints' keys of the pass's tables and sends only the
+// rows of the pass's parts, so the shuffle happens in the read and no key row is ever stored on disk. Lookups go to
+// every shard's local tables at once. (A Distributed key table as the join's FROM with the
 // local one on the right works too, but storing 10^8 key rows took longer than the join itself.)
 import { type ClusterJoinPlan, FOLD_MULTIPLIER, isFolded, keySegments, tableMask } from './plan.js';
 
