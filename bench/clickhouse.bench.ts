@@ -2,8 +2,11 @@
 // on the same fingerprints in the same run: 10^6 random 64-bit fingerprints with planted relatives at k = 3 (10^6
 // and 10^7 with SIMHASH_BENCH_LARGE=1), on the cluster SIMHASH_CLICKHOUSE names (bash scripts/clickhouse-cluster.sh
 // start 3; export SIMHASH_CLICKHOUSE=$(bash scripts/clickhouse-cluster.sh urls)). Prints the chosen plan, insert,
-// join and lookup times, bytes stored, and checks that the cluster's pairs are findNearDuplicates' pairs.
+// join and lookup times, the servers' CPU time of the join (user + system over all shards, from system.events: it
+// moves less with the machine's load than the wall time), bytes stored, and checks that the cluster's pairs are
+// findNearDuplicates' pairs.
 // Alone: `npx tsx bench/clickhouse.bench.ts`.
+import { createClient } from '@clickhouse/client';
 import { createClickHouseTables } from '../src/clickhouse/index.js';
 import { findNearDuplicates, init } from '../src/index.js';
 import { randomWords } from './corpus.js';
@@ -24,6 +27,24 @@ function planted(n: number, seed: number): BigUint64Array {
     fps[i] = fp;
   }
   return fps;
+}
+
+/** CPU seconds (user + system) that the shards' servers have spent so far, summed. */
+async function serverCpuSeconds(urls: string[]): Promise<number> {
+  let total = 0;
+  for (const url of urls) {
+    const client = createClient({ url });
+    try {
+      const rs = await client.query({
+        query: "SELECT sum(value) FROM system.events WHERE event IN ('UserTimeMicroseconds', 'SystemTimeMicroseconds')",
+        format: 'TabSeparated',
+      });
+      total += Number((await rs.text()).trim()) / 1e6;
+    } finally {
+      await client.close();
+    }
+  }
+  return total;
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -52,6 +73,7 @@ export async function run(): Promise<BenchRow[]> {
       const t1 = performance.now();
       await tables.insert(fps);
       await tables.finish();
+      const cpu0 = await serverCpuSeconds(urls.split(','));
       const t2 = performance.now();
       let pairs = 0;
       let sum = 0n;
@@ -60,6 +82,7 @@ export async function run(): Promise<BenchRow[]> {
         for (let i = 0; i < batch.a.length; i++) sum += batch.a[i]! * 0x100000000n + batch.b[i]!;
       }
       const t3 = performance.now();
+      const cpu = (await serverCpuSeconds(urls.split(','))) - cpu0;
       let want = 0n;
       for (let i = 0; i < local.a.length; i++) want += BigInt(local.a[i]!) * 0x100000000n + BigInt(local.b[i]!);
       const same = pairs === local.a.length && sum === want;
@@ -72,6 +95,11 @@ export async function run(): Promise<BenchRow[]> {
         value: `${s(t3 - t2)}, ${pairs} pairs${same ? ' (= findNearDuplicates)' : ' (DIFFERENT from findNearDuplicates)'}`,
         baseline: `findNearDuplicates ${s(localMs)}`,
         ratio: `${((t3 - t2) / localMs).toFixed(1)}× the single-machine time`,
+      });
+      rows.push({
+        name: `servers' CPU time of the join of ${label}`,
+        value: `${cpu.toFixed(1)} s (user + system, all shards)`,
+        baseline: `cost model: ${((p.estimate.cost * shards) / 1e6).toFixed(1)} s`,
       });
       rows.push({ name: `insert + join ${label}`, value: s(t3 - t1) });
       const times: number[] = [];

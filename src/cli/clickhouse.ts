@@ -66,12 +66,12 @@ export async function sqlCommand(args: string[]): Promise<number> {
     `--    (128 bits: low word, then high), e.g. ${NAME} hash --format tsv${bits === 128 ? ' --bits 128' : ''} FILES |`,
     `--    clickhouse-client --query "INSERT INTO ${t}_fp FORMAT TabSeparated"`,
     '',
-    "-- 3. The join: on each shard its own statements (gather the shard's key rows, join them, drop them), all",
-    '--    shards at once; the union of the SELECTs is every pair (a < b) within k, each once.',
+    "-- 3. The join: on each shard its own statements, pass by pass (gather the pass's key rows, join them, drop",
+    '--    them), all shards at once; the union of the SELECTs is every pair (a < b) within k, each once.',
   ];
   for (let s = 0; s < shards; s++) {
-    const j = ch.joinSql(plan, names, s);
-    lines.push(`-- shard ${s + 1}`, `${j.gather};`, `${j.join};`, `${j.drop};`);
+    lines.push(`-- shard ${s + 1}`);
+    for (const j of ch.joinSql(plan, names, s)) lines.push(`${j.gather};`, `${j.join};`, `${j.drop};`);
   }
   await write(lines.join('\n') + '\n');
   return 0;

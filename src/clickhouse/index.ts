@@ -14,6 +14,7 @@ import {
   type ClusterJoinPlan,
   checkBits,
   fingerprintKeys,
+  keyParts,
   planClusterJoin,
   planClusterLookup,
 } from './plan.js';
@@ -245,7 +246,9 @@ export async function openClickHouseTables(options: ClickHouseConnectionOptions)
       plan: ClusterJoinPlan;
       lookup: ClusterJoinPlan | null;
     };
-    const tables = makeTables(shards, c.names, saved.plan, saved.lookup);
+    // Tables made before plans had parts: the parts only route the join, so they are derived again.
+    const plan = { ...saved.plan, parts: saved.plan.parts ?? keyParts(saved.plan.tables.length, saved.plan.shards) };
+    const tables = makeTables(shards, c.names, plan, saved.lookup);
     await tables.checkCluster();
     return tables;
   } catch (error) {
@@ -410,8 +413,9 @@ export class ClickHouseTables {
   }
 
   /**
-   * Declares the insert over: checks that every fingerprint has its lookup key rows (the materialized view writes
-   * them with each insert) and writes the completion marker on every shard.
+   * Declares the insert over: merges each shard's lookup keys into one part, checks that every fingerprint has its
+   * lookup key rows (the materialized view writes them with each insert) and writes the completion marker on every
+   * shard.
    */
   async finish(): Promise<ClickHouseTableStatus> {
     const before = await this.status();
@@ -429,6 +433,12 @@ export class ClickHouseTables {
           `tables ${this.names.base}: an insert did not complete (shard ${i + 1} saw insert ${open.slice(13)} begin ` +
             'and never end); drop the tables and insert again',
         );
+    }
+    if (this.lookupPlan) {
+      // One part per shard: a probe then reads one granule range per key, not one per part. Measured at 10^7 on 3
+      // local shards: 5 s, and lookups right after an insert took a median 35 ms instead of 69 ms.
+      const { keys } = tableNames(this.names);
+      await onEveryShard(this.shards, 'merging the lookup keys', (s) => command(s, `OPTIMIZE TABLE ${keys} FINAL`));
     }
     const { fingerprints, keyRows } = await this.counts();
     const expected = fingerprints * (this.lookupPlan?.keysPerFingerprint ?? 0);
@@ -484,14 +494,16 @@ export class ClickHouseTables {
   }
 
   private async *shardPairs(i: number): AsyncGenerator<ClusterPairs> {
-    const sql = joinSql(this.plan, this.names, i, `${this.names.base}_join_${i}_${randomUUID().replace(/-/g, '')}`);
-    const what = 'joining its keys';
+    const scratch = `${this.names.base}_join_${i}_${randomUUID().replace(/-/g, '')}`;
     const shard = this.shards[i]!;
-    await onShard(this.shards, i, 'gathering its key rows', (s) => command(s, sql.gather));
-    try {
-      yield* this.streamPairs(i, sql.join, what);
-    } finally {
-      await command(shard, sql.drop).catch(() => undefined);
+    // One pass at a time: each gathers its key rows, streams its pairs and drops its table before the next.
+    for (const sql of joinSql(this.plan, this.names, i, scratch)) {
+      await onShard(this.shards, i, 'gathering its key rows', (s) => command(s, sql.gather));
+      try {
+        yield* this.streamPairs(i, sql.join, 'joining its keys');
+      } finally {
+        await command(shard, sql.drop).catch(() => undefined);
+      }
     }
   }
 
@@ -544,14 +556,16 @@ export class ClickHouseTables {
       lookup && k <= lookup.k
         ? lookupSql(lookup, this.names, words, fingerprintKeys(lookup, words[0]!, words[1] ?? 0n), k)
         : scanSql(this.plan, this.names, words, k);
-    const text = await onShard(this.shards, 0, 'looking up', (s) => selectText(s, sql));
+    const texts = await onEveryShard(this.shards, 'looking up', (s) => selectText(s, sql));
     const out: ClusterNeighbor[] = [];
-    for (const line of text.split('\n')) {
-      if (line === '') continue;
-      const [id, distance] = line.split('\t');
-      out.push({ id: BigInt(id!), distance: Number(distance) });
+    for (const text of texts) {
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        const [id, distance] = line.split('\t');
+        out.push({ id: BigInt(id!), distance: Number(distance) });
+      }
     }
-    return out;
+    return out.sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   }
 
   /** Bytes on disk (compressed, active parts) of the fingerprint and the lookup key tables, over all shards. */

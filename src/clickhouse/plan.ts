@@ -42,6 +42,12 @@ export interface ClusterJoinPlan {
   readonly groups: number;
   /** Key rows per fingerprint. */
   readonly keysPerFingerprint: number;
+  /**
+   * Block plans: each table's keys are cut into this many parts by their low bits (a power of two), and part p of
+   * table t belongs to shard (t · parts + p) mod shards (keyOwner), so that a shard computes only the keys of the
+   * tables it owns a part of. 1 when there are enough tables to spread. Grid plans: 1 (key k belongs to k mod shards).
+   */
+  readonly parts: number;
   readonly estimate: ClusterJoinEstimate;
 }
 
@@ -65,11 +71,13 @@ export interface ClusterJoinEstimate {
 export const MAX_TABLES = 1024;
 const MAX_BLOCKS = 16; // planWithBlocks' limit (its canonical-table lookup has 2^b entries)
 
-// Cost per key row (computed on its fingerprint's shard, sent to its owner, hashed and probed there: both join
-// sides read it) and per join row (built, XORed, popcounted, dropped), relative, ≈ µs of one shard's CPU: from
-// the runs on 3 local shards of ClickHouse 18.16 at 10^6 and 10^7 (bench/clickhouse.bench.ts).
-const KEY_ROW = 0.9;
-const JOIN_ROW = 0.17;
+// Cost per key row (computed on its fingerprint's shard, sent to its owner, gathered and hashed there) and per join
+// row (probed, built, XORed, popcounted, dropped; every key row also meets itself), in µs of CPU: a least-squares
+// fit of the servers' CPU time (user + system, all shards) over four joins on 3 local shards of ClickHouse 18.16
+// (bench/clickhouse.bench.ts data, k = 3): 10^6 with 4, 5 and 6 blocks (34.8, 13.8 and 23.5 s) and 10^7 with 5
+// blocks (128 s); the fit is within 15 % of each. Refitted 2026-12-01 for the gather in passes (was 0.9 and 0.17).
+const KEY_ROW = 0.7;
+const JOIN_ROW = 0.49;
 
 export interface ClusterPlanOptions {
   /** Fingerprints the tables are planned for. */
@@ -168,6 +176,7 @@ function blockPlan(n: number, k: number, bits: ClusterBits, shards: number, b: n
     keyBits,
     groups: 0,
     keysPerFingerprint: T,
+    parts: keyParts(T, shards),
     estimate: estimateOf(n, bits, shards, keyRows, joinRows),
   };
 }
@@ -191,6 +200,7 @@ function gridPlan(n: number, k: number, bits: ClusterBits, shards: number): Clus
     keyBits: [0],
     groups,
     keysPerFingerprint: groups,
+    parts: 1,
     estimate: estimateOf(n, bits, shards, keyRows, joinRows),
   };
 }
@@ -209,6 +219,26 @@ export function planClusterLookup(options: Omit<ClusterPlanOptions, 'blocks'>): 
   if ((k + 1) * 2 ** -narrowest >= 0.1) return null;
   const stored = plan.estimate.keyRows * (8 + rowBytes(bits));
   return { ...plan, estimate: { ...plan.estimate, bytesOnDisk: stored } };
+}
+
+/** Most key rows one shard may own, as a multiple of the average (more parts per table when tables are too few). */
+const OWNER_SPREAD = 1.1;
+
+/**
+ * The fewest parts per table (a power of two) that give every shard a part and spread the T · parts parts over
+ * the shards within OWNER_SPREAD.
+ */
+export function keyParts(tables: number, shards: number): number {
+  let parts = 1;
+  const slots = () => tables * parts;
+  while (slots() < shards || Math.ceil(slots() / shards) > OWNER_SPREAD * (slots() / shards)) parts *= 2;
+  return parts;
+}
+
+/** The shard that joins key `key` of table `table` (what the join's SQL computes on the server). */
+export function keyOwner(plan: ClusterJoinPlan, table: number, key: bigint): number {
+  if (plan.kind === 'grid') return Number(key % BigInt(plan.shards));
+  return (table * plan.parts + Number(key & BigInt(plan.parts - 1))) % plan.shards;
 }
 
 /** Grid plan: the key of the group pair {g, j} (its rank among pairs g ≤ j, so consecutive keys alternate shards). */

@@ -7,11 +7,13 @@ import {
   type ClusterJoinPlan,
   fingerprintKeys,
   groupPairKey,
+  keyOwner,
+  keyParts,
   planClusterJoin,
   planClusterLookup,
   tableMask,
 } from '../../src/clickhouse/plan.js';
-import { createSql, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
+import { PASS_KEY_ROWS, createSql, joinPasses, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
 import { createClickHouseTables } from '../../src/clickhouse/index.js';
 import { bruteForcePairs, plantedFingerprints, popcount, valueAt } from './data.js';
 
@@ -42,15 +44,18 @@ function simulateJoin(plan: ClusterJoinPlan, fps: BigUint64Array): string[] {
       plan.kind === 'grid'
         ? Array.from({ length: plan.groups }, (_, j) => BigInt(groupPairKey(i % plan.groups, j)))
         : fingerprintKeys(plan, v[i]! & ((1n << 64n) - 1n), v[i]! >> 64n);
-    for (const key of keys) {
-      const list = rows.get(String(key)) ?? [];
+    for (const [t, key] of keys.entries()) {
+      // Each key row goes to the shard that owns its key: the join is the union of the shards' self-joins.
+      const owner = keyOwner(plan, plan.kind === 'grid' ? 0 : t, key);
+      const list = rows.get(`${owner}/${key}`) ?? [];
       list.push(i);
-      rows.set(String(key), list);
+      rows.set(`${owner}/${key}`, list);
     }
   }
   const masks = plan.tables.map((_, t) => tableMask(plan, t));
   const out: string[] = [];
-  for (const [key, list] of rows) {
+  for (const [routed, list] of rows) {
+    const key = routed.slice(routed.indexOf('/') + 1);
     const t = plan.tableBits === 0 ? 0 : Number(BigInt(key) >> BigInt(64 - plan.tableBits));
     for (const a of list)
       for (const b of list) {
@@ -212,6 +217,32 @@ describe('planClusterJoin: cost model', () => {
   });
 });
 
+describe('keyParts and keyOwner: who joins which key', () => {
+  it('gives every shard a part and no shard more than 1.1 times the average, for 1-40 tables on 1-200 shards', () => {
+    for (let tables = 1; tables <= 40; tables++) {
+      for (let shards = 1; shards <= 200; shards++) {
+        const parts = keyParts(tables, shards);
+        expect(Number.isInteger(Math.log2(parts))).toBe(true);
+        const owned = new Array<number>(shards).fill(0);
+        for (let t = 0; t < tables; t++) for (let p = 0; p < parts; p++) owned[(t * parts + p) % shards]!++;
+        expect(Math.min(...owned)).toBeGreaterThan(0);
+        expect(Math.max(...owned)).toBeLessThanOrEqual(1.1 * ((tables * parts) / shards));
+      }
+    }
+  });
+
+  it('routes a key by its table and low bits to one shard in range, grid keys by key mod shards', () => {
+    const plan = planClusterJoin({ size: 1e7, k: 3, shards: 3 });
+    expect(plan.parts).toBe(2);
+    expect(keyOwner(plan, 0, 0n)).toBe(0);
+    expect(keyOwner(plan, 0, 1n)).toBe(1);
+    expect(keyOwner(plan, 4, 0xffn)).toBe((4 * 2 + 1) % 3);
+    const grid = planClusterJoin({ size: 1e4, k: 40, shards: 3 });
+    expect(grid.parts).toBe(1);
+    expect(keyOwner(grid, 0, 5n)).toBe(2);
+  });
+});
+
 describe('cluster SQL', () => {
   const plans = [
     planClusterJoin({ size: 1e7, k: 3, shards: 3 }),
@@ -223,7 +254,7 @@ describe('cluster SQL', () => {
     for (const plan of plans) {
       const sql = [
         ...createSql(plan, planClusterLookup({ size: plan.plannedSize, k: plan.k, bits: plan.bits, shards: 3 }), names),
-        ...Object.values(joinSql(plan, names, 0)),
+        ...joinSql(plan, names, 0).flatMap((pass) => Object.values(pass)),
         scanSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), 3),
         ...(plan.kind === 'blocks' ? [lookupSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), [5n], 3)] : []),
       ].join('\n');
@@ -233,20 +264,59 @@ describe('cluster SQL', () => {
     }
   });
 
-  it("joins on each shard the key rows it owns, gathered from every shard's fingerprints", () => {
+  it("joins on each shard, pass by pass, the key rows it owns, gathered from every shard's fingerprints", () => {
     for (const plan of plans) {
       const last = plan.shards - 1;
+      const passes = joinPasses(plan, last);
       const sql = joinSql(plan, names, last);
-      const owner = plan.kind === 'grid' ? 'key' : 'intHash64\\(key\\)';
-      expect(sql.gather).toMatch(
-        new RegExp(
-          `^CREATE TABLE default\\.t_join_${last} ENGINE = Memory AS SELECT arrayJoin\\(.*\\) AS key, id, .* FROM default\\.t_fp_all WHERE ${owner} % ${plan.shards} = ${last}$`,
-        ),
-      );
-      expect(sql.join).toMatch(
-        /FROM default\.t_join_\d+ ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_join_\d+\) USING key WHERE id < id_2/,
-      );
-      expect(sql.drop).toBe(`DROP TABLE IF EXISTS default.t_join_${last}`);
+      expect(sql).toHaveLength(passes.length);
+      for (const [i, pass] of sql.entries()) {
+        // Grid keys belong to key mod shards; a block pass computes its tables' keys (arrayJoin only for several)
+        // and keeps the rows of its slots (table · parts + low key bits) unless it holds whole tables.
+        const tables = new Set(passes[i]!.map((slot) => Math.floor(slot / plan.parts)));
+        const key = plan.kind === 'grid' || tables.size > 1 ? 'arrayJoin\\(.*\\)' : 'bitOr\\(.*\\)|toUInt64\\(.*\\)';
+        const owner =
+          plan.kind === 'grid'
+            ? plan.shards === 1
+              ? ''
+              : ` WHERE key % ${plan.shards} = ${last}`
+            : passes[i]!.length === tables.size * plan.parts
+              ? ''
+              : ` WHERE \\(.* \\* ${plan.parts} \\+ bitAnd\\(key, ${plan.parts - 1}\\)\\) IN \\(${passes[i]!.join(', ')}\\)`;
+        expect(pass.gather).toMatch(
+          new RegExp(
+            `^CREATE TABLE default\\.t_join_${last} ENGINE = Memory AS SELECT (${key}) AS key, id, .* FROM default\\.t_fp_all${owner}$`,
+          ),
+        );
+        expect(pass.join).toMatch(
+          /FROM default\.t_join_\d+ ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_join_\d+\) USING key WHERE id < id_2/,
+        );
+        expect(pass.drop).toBe(`DROP TABLE IF EXISTS default.t_join_${last}`);
+      }
+    }
+  });
+
+  it("splits every shard's slots into passes of at most PASS_KEY_ROWS planned key rows, each slot once", () => {
+    for (const [size, k, shards] of [
+      [1e7, 3, 3],
+      [1e8, 3, 3],
+      [1e9, 3, 100],
+      [300, 6, 1],
+      [1e5, 10, 7],
+    ] as const) {
+      const plan = planClusterJoin({ size, k, shards });
+      const seen: number[] = [];
+      for (let s = 0; s < shards; s++) {
+        for (const pass of joinPasses(plan, s)) {
+          expect(pass.length).toBeGreaterThan(0);
+          if (pass.length > 1) expect((pass.length * size) / plan.parts).toBeLessThanOrEqual(PASS_KEY_ROWS);
+          for (const slot of pass) {
+            expect(slot % shards).toBe(s);
+            seen.push(slot);
+          }
+        }
+      }
+      expect(seen.sort((x, y) => x - y)).toEqual(Array.from({ length: plan.tables.length * plan.parts }, (_, i) => i));
     }
   });
 });
