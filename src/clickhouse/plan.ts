@@ -69,7 +69,7 @@ export interface ClusterJoinEstimate {
 
 /** Most key rows per fingerprint considered: each is shuffled, stored and hashed. */
 export const MAX_TABLES = 1024;
-const MAX_BLOCKS = 16; // planWithBlocks' limit (its canonical-table lookup has 2^b entries)
+const MAX_BLOCKS = 16; // planWithBlocks' limit (MAX_BLOCKS in src/dedup/join-plan.ts)
 
 // Cost per key row (computed on its fingerprint's shard, sent to its owner, gathered and hashed there) and per join
 // row (probed, built, XORed, popcounted, dropped; every key row also meets itself), in µs of CPU: a least-squares
