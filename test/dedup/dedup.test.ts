@@ -5,34 +5,9 @@ import { findWithPlan } from '../../src/dedup/join.js';
 import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
+import { asStrings, bruteForce } from './join-reference.js';
 
 // ---- references (plain TypeScript) ----
-
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-/** Every pair within k by comparing all pairs, as sorted "a,b,d" strings. */
-function bruteForce(fps: BigUint64Array, k: number, bits: 64 | 128): string[] {
-  const halves = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
-  const w = bits / 32;
-  const n = fps.length / (bits / 64);
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      let d = 0;
-      for (let q = 0; q < w; q++) d += popcount32(halves[i * w + q]! ^ halves[j * w + q]!);
-      if (d <= k) out.push(`${i},${j},${d}`);
-    }
-  }
-  return out;
-}
-
-function asStrings(p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }): string[] {
-  return Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
-}
 
 /** Deterministic PRNG (xorshift128+ on bigints) for reproducible fingerprints. */
 function rng(seed: number): () => bigint {

@@ -4,31 +4,7 @@ import { planJoinFor } from '../../src/dedup/join-estimate.js';
 import { planJoin } from '../../src/dedup/join-plan.js';
 import { findWithPlan } from '../../src/dedup/join.js';
 import { rng } from '../reference.js';
-
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-/** The plain reference: every pair compared, as "a,b,d" strings in (a, b) order. */
-function bruteForce(fps: BigUint64Array, k: number, bits: 64 | 128): string[] {
-  const halves = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
-  const w = bits / 32;
-  const n = fps.length / (bits / 64);
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) {
-      let d = 0;
-      for (let q = 0; q < w && d <= k; q++) d += popcount32(halves[i * w + q]! ^ halves[j * w + q]!);
-      if (d <= k) out.push(`${i},${j},${d}`);
-    }
-  }
-  return out;
-}
-
-const asStrings = (p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }): string[] =>
-  Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
+import { asStrings, bruteForce } from './join-reference.js';
 
 /**
  * Near-duplicate groups as a corpus of edited copies gives them: `groups` random centres, each with `copies`
