@@ -40,6 +40,8 @@ let tokenStart: usize = 0;
 // instead of going to the reducer, so verification sees exactly the fingerprint's shingle values.
 let sink: usize = 0;
 let collected: i32 = 0;
+// With a sink: the hashes go to the reducer as well (dedup's fingerprints and shingle sets in one pass).
+let tee: bool = false;
 // And when set too, the words themselves (case-folded UTF-8), each followed by a space (src/dedup/shingle-jaccard.ts).
 let wordSink: usize = 0;
 
@@ -68,6 +70,14 @@ export function setupTokenizers(): void {
 export function collectShingles(out: usize): void {
   sink = out;
   collected = 0;
+  tee = false;
+}
+
+/** As collectShingles, and the hashes are fingerprinted too, as without a sink. */
+export function collectAndReduceShingles(out: usize): void {
+  sink = out;
+  collected = 0;
+  tee = out != 0;
 }
 
 /** With collectShingles: the next words go to `out`, each followed by a space; returns where the last one ended. */
@@ -164,7 +174,9 @@ function flushTokens(): void {
     let fast = len > 16 && len <= 64;
     for (; i < n; i++) {
       let p = first + (<usize>i << 3);
-      store<u64>(out, fast ? xxh3Mid(p, len, 0) : xxh3(p, len, 0));
+      let h = fast ? xxh3Mid(p, len, 0) : xxh3(p, len, 0);
+      store<u64>(out, h);
+      if (tee) addUnit(h, wide ? (fast ? xxh3Mid(p, len, SEED_HIGH) : xxh3(p, len, SEED_HIGH)) : 0);
       out += 8;
       collected++;
     }
@@ -189,6 +201,7 @@ export function endTokens(): void {
     if (sink != 0) {
       store<u64>(sink + (<usize>collected << 3), xxh3(WORD_HASHES, <usize>words << 3, 0));
       collected++;
+      if (tee) feature(WORD_HASHES, <usize>words << 3);
     } else feature(WORD_HASHES, <usize>words << 3);
   }
 }

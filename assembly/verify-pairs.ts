@@ -3,7 +3,10 @@
 // of each pair by a merge over two sets. A window of documents per call (src/dedup/verify-pairs.ts): its sets
 // are built (again from where the set memory ran out, once it has grown), then all its pairs are tested.
 import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
-import { beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens } from './tokenize';
+import {
+  beginTokens, collectAndReduceShingles, collectShingles, collectWords, collectedShingles, endTokens, wordTokens,
+} from './tokenize';
+import { beginDocument, endDocument } from './reducer';
 
 /** Pair flag: both shingle sets are empty (wordless texts); the caller compares the trimmed texts. */
 // @ts-ignore: decorator
@@ -29,6 +32,37 @@ export function buildShingleSets(
     let out = sets + (<usize>at << 3);
     let n = shinglesOf(text + <usize>a, text + <usize>b, width, scratch, out);
     at += <u32>distinctSorted(out, n, out + (<usize>n << 3));
+    store<u32>(starts + (<usize>(d + 1) << 2), at);
+  }
+  return count;
+}
+
+/**
+ * Fingerprints documents from..count-1 in shingles mode (as fingerprintTexts: `out` one or two u64 each, `counts`
+ * f64 each) and builds their shingle sets in the same pass, as buildShingleSets does (same layout, same room
+ * rule): dedup's two readings of a text in one, when the fingerprint's shingles are the verifier's. Returns the
+ * first document not done (count when all were): the caller grows `sets` and calls again from there.
+ */
+export function fingerprintShingleSets(
+  text: usize, offsets: usize, from: i32, count: i32, width: i32, bits: i32, scratch: usize, out: usize,
+  counts: usize, sets: usize, capacity: u32, starts: usize
+): i32 {
+  let stride: usize = bits == 128 ? 16 : 8;
+  let at = load<u32>(starts + (<usize>from << 2));
+  for (let d = from; d < count; d++) {
+    let a = load<u32>(offsets + (<usize>d << 2));
+    let b = load<u32>(offsets + (<usize>d << 2), 4);
+    if (<u64>at + 2 * (<u64>(b - a) + 1) > <u64>capacity) return d;
+    let setAt = sets + (<usize>at << 3);
+    beginDocument(bits, false);
+    collectAndReduceShingles(setAt);
+    beginTokens(bits, MODE_SHINGLES, width);
+    wordTokens(text + <usize>a, text + <usize>b, scratch);
+    endTokens();
+    let n = collectedShingles();
+    collectShingles(0);
+    store<f64>(counts + (<usize>d << 3), <f64>endDocument(out + <usize>d * stride, false));
+    at += <u32>distinctSorted(setAt, n, setAt + (<usize>n << 3));
     store<u32>(starts + (<usize>(d + 1) << 2), at);
   }
   return count;

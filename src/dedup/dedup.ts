@@ -9,6 +9,8 @@ import {
   type VerifyOptions,
   VERIFY_WINDOW_BYTES,
   checkVerifyOptions,
+  fingerprintWithSets,
+  fingerprintsShareShingles,
   jaccardFlags,
   keepFlagged,
   textOf,
@@ -465,7 +467,15 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const copyOf = exactCopies(texts);
   const distinct: number[] = [];
   for (let i = 0; i < n; i++) if (copyOf[i] === i) distinct.push(i);
-  const hashed = hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
+  // When the fingerprint's features are the verifier's shingles and the distinct texts fit one verification
+  // window, one pass builds both, and verification reads no text again.
+  let bytes = 0;
+  for (const i of distinct) bytes += texts[i]!.length;
+  const fused =
+    verify && fingerprintsShareShingles(hasher.options, verify) && bytes <= VERIFY_WINDOW_BYTES
+      ? fingerprintWithSets(texts, distinct, hasher.options)
+      : null;
+  const hashed = fused ?? hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
   const fingerprints = new BigUint64Array(n * words);
   const featureCounts = new Float64Array(n);
   distinct.forEach((i, q) => {
@@ -483,7 +493,10 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   // Connected clusters explained: a pair between documents already connected is neither needed nor tested.
   const forest = mode === 'connected' && pairsMode === 'explain' ? newForest(n) : null;
   const verified = verify
-    ? keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, verify, VERIFY_WINDOW_BYTES, forest))
+    ? keepFlagged(
+        candidates,
+        jaccardFlags(texts, candidates.a, candidates.b, verify, VERIFY_WINDOW_BYTES, forest, fused?.prebuilt ?? null),
+      )
     : forest
       ? spanningPairs(n, candidates)
       : candidates;

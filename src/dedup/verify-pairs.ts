@@ -9,6 +9,8 @@ import { show } from '../errors.js';
 import { Region, type Heap } from '../runtime/heap.js';
 import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
+import type { Plan } from '../fingerprint/options.js';
+import { MODE_SHINGLES } from '../fingerprint/modes.shared.js';
 import { forestJoin, forestRoot } from './forest.js';
 
 interface VerifyKernels {
@@ -19,6 +21,20 @@ interface VerifyKernels {
     count: number,
     width: number,
     scratch: number,
+    sets: number,
+    capacity: number,
+    starts: number,
+  ): number;
+  fingerprintShingleSets(
+    text: number,
+    offsets: number,
+    from: number,
+    count: number,
+    width: number,
+    bits: number,
+    scratch: number,
+    out: number,
+    counts: number,
     sets: number,
     capacity: number,
     starts: number,
@@ -93,11 +109,16 @@ interface VerifyRegions {
   sets: Region;
   pairs: Region;
   forest: Region;
+  /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
+  setsOwner: object | null;
 }
 const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
 function verifyRegions(heap: Heap): VerifyRegions {
   let r = regionsByHeap.get(heap);
-  if (!r) regionsByHeap.set(heap, (r = { sets: new Region(heap), pairs: new Region(heap), forest: new Region(heap) }));
+  if (!r) {
+    r = { sets: new Region(heap), pairs: new Region(heap), forest: new Region(heap), setsOwner: null };
+    regionsByHeap.set(heap, r);
+  }
   return r;
 }
 
@@ -115,8 +136,14 @@ export function jaccardFlags(
   options: Required<VerifyOptions>,
   windowBytes = VERIFY_WINDOW_BYTES,
   forest: Uint32Array | null = null,
+  prebuilt: PrebuiltSets | null = null,
 ): Uint8Array {
   const flags = new Uint8Array(a.length);
+  if (prebuilt && covers(prebuilt.setOf, a) && covers(prebuilt.setOf, b)) {
+    const rt = wasm();
+    testWindow(rt, texts, prebuilt.setOf, prebuilt.built(), Array.from(a.keys()), a, b, options, flags, forest);
+    return flags;
+  }
   // Each document's index in the window, or -1 (reset after each window: O(window), not O(corpus)).
   const local = new Int32Array(texts.length).fill(-1);
   const members: number[] = [];
@@ -156,6 +183,11 @@ export function jaccardFlags(
   return flags;
 }
 
+function covers(setOf: Int32Array, docs: Uint32Array): boolean {
+  for (let p = 0; p < docs.length; p++) if (setOf[docs[p]!]! < 0) return false;
+  return true;
+}
+
 /** Where one window's sets lie: document d's at u64 index starts[d]..starts[d+1] from `sets` (byte pointers). */
 interface BuiltSets {
   sets: number;
@@ -179,7 +211,9 @@ function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: n
   const starts = work + offsetBytes;
   heap.u32.set(offsets, work >>> 2);
   heap.u32[starts >>> 2] = 0;
-  const region = verifyRegions(heap).sets;
+  const owned = verifyRegions(heap);
+  owned.setsOwner = null; // whatever fingerprintWithSets left there is overwritten now
+  const region = owned.sets;
   // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch).
   let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
   let sets = region.reserve(capacity * 8);
@@ -205,12 +239,28 @@ function runWindow(
   flags: Uint8Array,
   forest: Uint32Array | null,
 ): void {
-  const { heap } = rt;
-  const { sets, starts } = buildSets(
+  const built = buildSets(
     rt,
     members.map((d) => texts[d]!),
     options.width,
   );
+  testWindow(rt, texts, local, built, pending, a, b, options, flags, forest);
+}
+
+/** Tests the `pending` pairs on built sets; `local[d]` is document d's set in them. */
+function testWindow(
+  rt: Runtime,
+  texts: readonly (string | Uint8Array)[],
+  local: Int32Array,
+  { sets, starts }: BuiltSets,
+  pending: readonly number[],
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Required<VerifyOptions>,
+  flags: Uint8Array,
+  forest: Uint32Array | null,
+): void {
+  const { heap } = rt;
   const n = pending.length;
   const pairBytes = align16(n * 4);
   const qa = verifyRegions(heap).pairs.reserve(2 * pairBytes + align16(n));
@@ -222,17 +272,28 @@ function runWindow(
     u32[(qa >>> 2) + q] = local[a[p]!]!;
     u32[(qb >>> 2) + q] = local[b[p]!]!;
   }
-  // The window's forest: documents connected by earlier windows start in one tree (the first of them as root).
+  // The window's forest over its sets: documents connected by earlier windows start in one tree (the first of
+  // them met as its root). Only the sets of pending pairs get an entry; the kernel reads no other.
   let localForest = 0;
   if (forest) {
-    localForest = verifyRegions(heap).forest.reserve(members.length * 4);
+    let top = 0;
+    for (const p of pending) top = Math.max(top, local[a[p]!]!, local[b[p]!]!);
+    localForest = verifyRegions(heap).forest.reserve((top + 1) * 4);
     const byRoot = new Map<number, number>();
-    members.forEach((d, l) => {
+    const seen = new Set<number>();
+    const enter = (d: number): void => {
+      const l = local[d]!;
+      if (seen.has(l)) return;
+      seen.add(l);
       const r = forestRoot(forest, d);
       const first = byRoot.get(r);
       if (first === undefined) byRoot.set(r, l);
       heap.u32[(localForest >>> 2) + l] = first ?? l;
-    });
+    };
+    for (const p of pending) {
+      enter(a[p]!);
+      enter(b[p]!);
+    }
   }
   (rt.kernels as unknown as VerifyKernels).testShingleSets(
     sets,
@@ -254,6 +315,108 @@ function runWindow(
     if (flag === 1 && forest && !forestJoin(forest, a[p]!, b[p]!)) flag = 0;
     flags[p] = flag;
   }
+}
+
+/**
+ * Shingle sets built in the fingerprint pass (fingerprintWithSets) and left in WebAssembly memory for the
+ * verification of the same call: `setOf[d]` is document d's set, -1 for a document without one.
+ */
+export interface PrebuiltSets {
+  setOf: Int32Array;
+  /** Where the sets lie now (the starts are copied back in: their scratch region may have been reused). */
+  built: () => BuiltSets;
+}
+
+/** Whether the fingerprint's features are the verifier's shingles, so one pass can build both (dedup). */
+export function fingerprintsShareShingles(plan: Plan, verify: Required<VerifyOptions>): boolean {
+  return (
+    plan.preset === 'default' &&
+    plan.mode === MODE_SHINGLES &&
+    plan.width === verify.width &&
+    plan.normalize === false &&
+    (plan.bits === 64 || plan.bits === 128)
+  );
+}
+
+/**
+ * Fingerprints `docs` of `texts` (their total size at most VERIFY_WINDOW_BYTES) and builds their shingle sets in
+ * the same pass (assembly/verify-pairs.ts, fingerprintShingleSets): the fingerprints and feature counts are those
+ * of simhashMany with `plan` (fingerprintsShareShingles(plan, …) must hold), the sets those of buildShingleSets.
+ * The sets stay in WebAssembly memory until the next verification (`built` throws after that).
+ */
+export function fingerprintWithSets(
+  texts: readonly (string | Uint8Array)[],
+  docs: readonly number[],
+  plan: Plan,
+): { fingerprints: BigUint64Array; featureCounts: Float64Array; prebuilt: PrebuiltSets } {
+  const rt = wasm();
+  const { heap } = rt;
+  const r = regions(rt);
+  const kernels = rt.kernels as unknown as VerifyKernels;
+  const count = docs.length;
+  const words = plan.bits / 64;
+  const {
+    ptr: text,
+    offsets,
+    longest,
+  } = encodeTexts(
+    heap,
+    r.text,
+    docs.map((d) => texts[d]!),
+  );
+  const scratch = r.scratch.reserve(2 * longest + 64);
+  const offsetBytes = align16((count + 1) * 4);
+  const outBytes = align16(count * 8 * words);
+  const work = r.work.reserve(2 * offsetBytes + outBytes + count * 8);
+  const starts = work + offsetBytes;
+  const out = starts + offsetBytes;
+  const counts = out + outBytes;
+  heap.u32.set(offsets, work >>> 2);
+  heap.u32[starts >>> 2] = 0;
+  const owned = verifyRegions(heap);
+  const token = {};
+  owned.setsOwner = token;
+  const region = owned.sets;
+  let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
+  let sets = region.reserve(capacity * 8);
+  let done = 0;
+  for (;;) {
+    done = kernels.fingerprintShingleSets(
+      text,
+      work,
+      done,
+      count,
+      plan.width,
+      plan.bits,
+      scratch,
+      out,
+      counts,
+      sets,
+      capacity,
+      starts,
+    );
+    if (done === count) break;
+    const used = heap.u32[(starts >>> 2) + done]!;
+    capacity = Math.max(2 * capacity, used + 2 * longest + 2);
+    sets = region.reserve(capacity * 8, used * 8);
+  }
+  const fingerprints = heap.u64.slice(out >>> 3, (out >>> 3) + count * words);
+  const featureCounts = heap.f64.slice(counts >>> 3, (counts >>> 3) + count);
+  const savedStarts = heap.u32.slice(starts >>> 2, (starts >>> 2) + count + 1);
+  const setOf = new Int32Array(texts.length).fill(-1);
+  docs.forEach((d, i) => {
+    setOf[d] = i;
+  });
+  const setsAt = sets;
+  const built = (): BuiltSets => {
+    // Any later verification reuses the set memory: these sets are then gone.
+    if (verifyRegions(rt.heap).setsOwner !== token)
+      throw new Error('these shingle sets were overwritten by a later verification');
+    const at = regions(rt).work.reserve(savedStarts.byteLength);
+    rt.heap.u32.set(savedStarts, at >>> 2);
+    return { sets: setsAt, starts: at };
+  };
+  return { fingerprints, featureCounts, prebuilt: { setOf, built } };
 }
 
 /**

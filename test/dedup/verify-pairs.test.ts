@@ -1,7 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
-import { VERIFY_WINDOW_BYTES, jaccardFlags, keepFlagged, shingleSets } from '../../src/dedup/verify-pairs.js';
+import {
+  VERIFY_WINDOW_BYTES,
+  fingerprintWithSets,
+  fingerprintsShareShingles,
+  jaccardFlags,
+  keepFlagged,
+  shingleSets,
+} from '../../src/dedup/verify-pairs.js';
+import { createSimHasher } from '../../src/fingerprint/fingerprint.js';
+import { wasm } from '../../src/runtime/wasm.js';
 import { spanningPairs } from '../../src/dedup/dedup-groups.js';
 import { newForest } from '../../src/dedup/forest.js';
 import { loadReference, randomDocument, rng, wordList } from '../reference.js';
@@ -143,6 +152,60 @@ describe('verification in WebAssembly against the plain reference', () => {
       expect(Array.from(got.a), `window ${window}`).toEqual(Array.from(want.a));
       expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
     }
+  });
+
+  it("one pass (fingerprintWithSets) gives simhashMany's fingerprints and the reference's sets, 64 and 128 bits", () => {
+    const next = rng(81);
+    const texts: (string | Uint8Array)[] = families(83, 90, 12);
+    // Dense Han text outgrows the first set memory; lone surrogates, bytes, empty and short documents too.
+    texts.push(String.fromCodePoint(...Array.from({ length: 1500 }, () => 0x4e00 + Math.floor(next() * 20000))));
+    texts.push('', '©', 'one', 'one two', 'a\ud800b c d', new TextEncoder().encode('bytes as a document, too'));
+    for (let i = 0; i < 30; i++) texts.push(randomDocument(next, 12));
+    const docs = texts.map((_, i) => i).filter((i) => i % 7 !== 3); // a subset, as dedup's distinct texts
+    for (const bits of [64, 128] as const) {
+      const plan = createSimHasher({ bits }).options;
+      expect(fingerprintsShareShingles(plan, { threshold: 0.6, width: 3 })).toBe(true);
+      const { fingerprints, featureCounts, prebuilt } = fingerprintWithSets(texts, docs, plan);
+      const want = createSimHasher({ bits }).hashManyDetailed(docs.map((d) => texts[d]!));
+      expect(Array.from(fingerprints), `${bits} bits`).toEqual(Array.from(want.fingerprints));
+      expect(Array.from(featureCounts), `${bits} bits`).toEqual(Array.from(want.featureCounts));
+      // The sets, read where verification will read them, against the plain reference.
+      const { sets, starts } = prebuilt.built();
+      const u32 = wasm().heap.u32;
+      const u64 = wasm().heap.u64;
+      for (const d of docs) {
+        const q = prebuilt.setOf[d]!;
+        const s = u32[(starts >>> 2) + q]!;
+        const e = u32[(starts >>> 2) + q + 1]!;
+        const text = typeof texts[d] === 'string' ? (texts[d] as string) : new TextDecoder().decode(texts[d]);
+        const expected = [...refSet(text, 3)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+        expect([...u64.slice((sets >>> 3) + s, (sets >>> 3) + e)], JSON.stringify(text).slice(0, 40)).toEqual(expected);
+      }
+      expect(docs.filter((d) => prebuilt.setOf[d]! < 0)).toEqual([]);
+      expect(prebuilt.setOf[3]).toBe(-1);
+      // And verification on them equals verification that reads the texts again.
+      const { a, b } = allPairs(texts.length);
+      const inDocs = (i: number) => i % 7 !== 3;
+      const keep = Array.from(a.keys()).filter((p) => inDocs(a[p]!) && inDocs(b[p]!));
+      const pa = Uint32Array.from(keep, (p) => a[p]!);
+      const pb = Uint32Array.from(keep, (p) => b[p]!);
+      const options = { threshold: 0.5, width: 3 };
+      const again = fingerprintWithSets(texts, docs, plan).prebuilt;
+      const viaSets = jaccardFlags(texts, pa, pb, options, VERIFY_WINDOW_BYTES, null, again);
+      const plain = jaccardFlags(texts, pa, pb, options);
+      expect(Array.from(viaSets)).toEqual(Array.from(plain));
+      expect(viaSets.some((f) => f === 1)).toBe(true);
+      // That verification reused the set memory: the sets built before it are refused, not read.
+      expect(() => again.built()).toThrow('overwritten');
+      const fresh = fingerprintWithSets(texts, docs, plan).prebuilt;
+      const forestFlags = jaccardFlags(texts, pa, pb, options, VERIFY_WINDOW_BYTES, newForest(texts.length), fresh);
+      expect(Array.from(forestFlags)).toEqual(
+        Array.from(jaccardFlags(texts, pa, pb, options, 500, newForest(texts.length))),
+      );
+    }
+    // Other features than the verifier's shingles: not shared.
+    for (const options of [{ tokenizer: 'words' }, { width: 4 }, { normalize: 'NFKC' }, { preset: 'java' }] as const)
+      expect(fingerprintsShareShingles(createSimHasher(options).options, { threshold: 0.6, width: 3 })).toBe(false);
   });
 
   it('dedup verifies with word shingles whatever tokenizer fingerprints', () => {
