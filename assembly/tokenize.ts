@@ -66,18 +66,14 @@ export function setupTokenizers(): void {
   }
 }
 
-/** Shingles mode only: the next document's shingle hashes go to `out` (0: back to the reducer). */
-export function collectShingles(out: usize): void {
+/**
+ * Shingles mode only: the next document's shingle hashes go to `out` (0: back to the reducer), and with `reduce`
+ * to the reducer as well, as without a sink.
+ */
+export function collectShingles(out: usize, reduce: bool = false): void {
   sink = out;
   collected = 0;
-  tee = false;
-}
-
-/** As collectShingles, and the hashes are fingerprinted too, as without a sink. */
-export function collectAndReduceShingles(out: usize): void {
-  sink = out;
-  collected = 0;
-  tee = out != 0;
+  tee = out != 0 && reduce;
 }
 
 /** With collectShingles: the next words go to `out`, each followed by a space; returns where the last one ended. */

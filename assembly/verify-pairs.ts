@@ -4,7 +4,7 @@
 // are built (again from where the set memory ran out, once it has grown), then all its pairs are tested.
 import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
 import {
-  beginTokens, collectAndReduceShingles, collectShingles, collectWords, collectedShingles, endTokens, wordTokens,
+  beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens,
 } from './tokenize';
 import { beginDocument, endDocument } from './reducer';
 
@@ -16,52 +16,28 @@ import { beginDocument, endDocument } from './reducer';
  * Builds the shingle sets of documents from..count-1 (UTF-8 at `text`, document d spanning offsets[d]..offsets[d+1],
  * u32) at `sets` (capacity `capacity` u64), document d's at sets[starts[d]..starts[d+1]) (u32, written here; starts[0]
  * is 0 and starts[from] must be set). A document takes at most one shingle per byte, or one when it is shorter, so
- * a document is started only when twice that much room is left (the second half is the sort's scratch). Returns the first document not built (count when all
- * were): the caller grows `sets` and calls again from there. `scratch` holds 2 * (longest document) + 16 bytes.
+ * a document is started only when twice that much room is left (the second half is the sort's scratch). Returns
+ * the first document not built (count when all were): the caller grows `sets` and calls again from there.
+ * `scratch` holds 2 * (longest document) + 16 bytes. With `out` (not 0) each document is fingerprinted in the same
+ * pass, as fingerprintTexts does in shingles mode (`out` one or two u64 each by `bits`, `counts` f64 each): dedup's
+ * two readings of a text in one, when the fingerprint's shingles are the verifier's.
  */
 export function buildShingleSets(
   text: usize, offsets: usize, from: i32, count: i32, width: i32, scratch: usize, sets: usize, capacity: u32,
-  starts: usize
+  starts: usize, bits: i32, out: usize, counts: usize
 ): i32 {
+  let reduce = out != 0;
+  let stride: usize = bits == 128 ? 16 : 8;
   let at = load<u32>(starts + (<usize>from << 2));
   for (let d = from; d < count; d++) {
     let a = load<u32>(offsets + (<usize>d << 2));
     let b = load<u32>(offsets + (<usize>d << 2), 4);
     // Room for the shingles and, after them, as many again for distinctSorted's buckets.
     if (<u64>at + 2 * (<u64>(b - a) + 1) > <u64>capacity) return d;
-    let out = sets + (<usize>at << 3);
-    let n = shinglesOf(text + <usize>a, text + <usize>b, width, scratch, out);
-    at += <u32>distinctSorted(out, n, out + (<usize>n << 3));
-    store<u32>(starts + (<usize>(d + 1) << 2), at);
-  }
-  return count;
-}
-
-/**
- * Fingerprints documents from..count-1 in shingles mode (as fingerprintTexts: `out` one or two u64 each, `counts`
- * f64 each) and builds their shingle sets in the same pass, as buildShingleSets does (same layout, same room
- * rule): dedup's two readings of a text in one, when the fingerprint's shingles are the verifier's. Returns the
- * first document not done (count when all were): the caller grows `sets` and calls again from there.
- */
-export function fingerprintShingleSets(
-  text: usize, offsets: usize, from: i32, count: i32, width: i32, bits: i32, scratch: usize, out: usize,
-  counts: usize, sets: usize, capacity: u32, starts: usize
-): i32 {
-  let stride: usize = bits == 128 ? 16 : 8;
-  let at = load<u32>(starts + (<usize>from << 2));
-  for (let d = from; d < count; d++) {
-    let a = load<u32>(offsets + (<usize>d << 2));
-    let b = load<u32>(offsets + (<usize>d << 2), 4);
-    if (<u64>at + 2 * (<u64>(b - a) + 1) > <u64>capacity) return d;
     let setAt = sets + (<usize>at << 3);
-    beginDocument(bits, false);
-    collectAndReduceShingles(setAt);
-    beginTokens(bits, MODE_SHINGLES, width);
-    wordTokens(text + <usize>a, text + <usize>b, scratch);
-    endTokens();
-    let n = collectedShingles();
-    collectShingles(0);
-    store<f64>(counts + (<usize>d << 3), <f64>endDocument(out + <usize>d * stride, false));
+    if (reduce) beginDocument(bits, false);
+    let n = shinglesOf(text + <usize>a, text + <usize>b, width, scratch, setAt, reduce ? bits : 64, reduce);
+    if (reduce) store<f64>(counts + (<usize>d << 3), <f64>endDocument(out + <usize>d * stride, false));
     at += <u32>distinctSorted(setAt, n, setAt + (<usize>n << 3));
     store<u32>(starts + (<usize>(d + 1) << 2), at);
   }
@@ -72,11 +48,16 @@ export function fingerprintShingleSets(
 // @ts-ignore: decorator
 @inline const CONNECTED: u8 = 3;
 
-/** Stores the shingle hashes of the text [p, end) at `out` (unsorted, repeats kept); returns how many. */
+/**
+ * Stores the shingle hashes of the text [p, end) at `out` (unsorted, repeats kept); returns how many. With
+ * `reduce`, they also go to the open document of the reducer, at `bits` bits.
+ */
 // @ts-ignore: decorator
-@noinline function shinglesOf(p: usize, end: usize, width: i32, scratch: usize, out: usize): i32 {
-  collectShingles(out);
-  beginTokens(64, MODE_SHINGLES, width);
+@noinline function shinglesOf(
+  p: usize, end: usize, width: i32, scratch: usize, out: usize, bits: i32 = 64, reduce: bool = false
+): i32 {
+  collectShingles(out, reduce);
+  beginTokens(bits, MODE_SHINGLES, width);
   wordTokens(p, end, scratch);
   endTokens();
   let n = collectedShingles();

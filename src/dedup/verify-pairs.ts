@@ -24,20 +24,9 @@ interface VerifyKernels {
     sets: number,
     capacity: number,
     starts: number,
-  ): number;
-  fingerprintShingleSets(
-    text: number,
-    offsets: number,
-    from: number,
-    count: number,
-    width: number,
     bits: number,
-    scratch: number,
     out: number,
     counts: number,
-    sets: number,
-    capacity: number,
-    starts: number,
   ): number;
   testShingleSets(
     sets: number,
@@ -152,7 +141,12 @@ export function jaccardFlags(
   const rt = wasm();
   const flush = (): void => {
     if (pending.length === 0) return;
-    runWindow(rt, texts, members, local, pending, a, b, options, flags, forest);
+    const built = buildSets(
+      rt,
+      members.map((d) => texts[d]!),
+      options.width,
+    );
+    testWindow(rt, texts, local, built, pending, a, b, options, flags, forest);
     for (const d of members) local[d] = -1;
     members.length = 0;
     pending.length = 0;
@@ -194,12 +188,25 @@ interface BuiltSets {
   starts: number;
 }
 
+/** Sets built as for buildSets, and where the fingerprints of the same pass lie (with `bits`; else 0). */
+interface BuiltPass extends BuiltSets {
+  out: number;
+  counts: number;
+}
+
 /**
- * Builds the shingle sets of `docs` in WebAssembly memory. The set memory starts at about twice the text (plus
- * scratch for the longest document) and grows (keeping what is built) when a document might not fit, so it never holds the worst case of one shingle
- * per byte for every document at once.
+ * Builds the shingle sets of `docs` in WebAssembly memory (assembly/verify-pairs.ts, buildShingleSets), and with
+ * `bits` their fingerprints in the same pass. The set memory starts at about twice the text (plus scratch for the
+ * longest document) and grows (keeping what is built) when a document might not fit, so it never holds the worst
+ * case of one shingle per byte for every document at once. `owner` marks who built the sets (PrebuiltSets).
  */
-function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
+function buildPass(
+  rt: Runtime,
+  docs: readonly (string | Uint8Array)[],
+  width: number,
+  bits: 64 | 128 | 0,
+  owner: object | null,
+): BuiltPass {
   const { heap } = rt;
   const r = regions(rt);
   const kernels = rt.kernels as unknown as VerifyKernels;
@@ -207,44 +214,32 @@ function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: n
   const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs);
   const scratch = r.scratch.reserve(2 * longest + 64);
   const offsetBytes = align16((count + 1) * 4);
-  const work = r.work.reserve(2 * offsetBytes);
+  const outBytes = bits === 0 ? 0 : align16((count * bits) / 8);
+  const work = r.work.reserve(2 * offsetBytes + outBytes + (bits === 0 ? 0 : count * 8));
   const starts = work + offsetBytes;
+  const out = bits === 0 ? 0 : starts + offsetBytes;
+  const counts = bits === 0 ? 0 : out + outBytes;
   heap.u32.set(offsets, work >>> 2);
   heap.u32[starts >>> 2] = 0;
   const owned = verifyRegions(heap);
-  owned.setsOwner = null; // whatever fingerprintWithSets left there is overwritten now
+  owned.setsOwner = owner; // whatever was there before is overwritten now
   const region = owned.sets;
   // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch).
   let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
   let sets = region.reserve(capacity * 8);
   let done = 0;
   for (;;) {
-    done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts);
-    if (done === count) return { sets, starts };
+    done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts, bits, out, counts);
+    if (done === count) return { sets, starts, out, counts };
     const used = heap.u32[(starts >>> 2) + done]!;
     capacity = Math.max(2 * capacity, used + 2 * longest + 2);
     sets = region.reserve(capacity * 8, used * 8);
   }
 }
 
-function runWindow(
-  rt: Runtime,
-  texts: readonly (string | Uint8Array)[],
-  members: readonly number[],
-  local: Int32Array,
-  pending: readonly number[],
-  a: Uint32Array,
-  b: Uint32Array,
-  options: Required<VerifyOptions>,
-  flags: Uint8Array,
-  forest: Uint32Array | null,
-): void {
-  const built = buildSets(
-    rt,
-    members.map((d) => texts[d]!),
-    options.width,
-  );
-  testWindow(rt, texts, local, built, pending, a, b, options, flags, forest);
+/** The shingle sets of `docs` (one window), built in WebAssembly memory. */
+function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
+  return buildPass(rt, docs, width, 0, null);
 }
 
 /** Tests the `pending` pairs on built sets; `local[d]` is document d's set in them. */
@@ -340,7 +335,7 @@ export function fingerprintsShareShingles(plan: Plan, verify: Required<VerifyOpt
 
 /**
  * Fingerprints `docs` of `texts` (their total size at most VERIFY_WINDOW_BYTES) and builds their shingle sets in
- * the same pass (assembly/verify-pairs.ts, fingerprintShingleSets): the fingerprints and feature counts are those
+ * the same pass (assembly/verify-pairs.ts, buildShingleSets with fingerprints): the fingerprints and feature counts are those
  * of simhashMany with `plan` (fingerprintsShareShingles(plan, …) must hold), the sets those of buildShingleSets.
  * The sets stay in WebAssembly memory until the next verification (`built` throws after that).
  */
@@ -351,55 +346,17 @@ export function fingerprintWithSets(
 ): { fingerprints: BigUint64Array; featureCounts: Float64Array; prebuilt: PrebuiltSets } {
   const rt = wasm();
   const { heap } = rt;
-  const r = regions(rt);
-  const kernels = rt.kernels as unknown as VerifyKernels;
   const count = docs.length;
-  const words = plan.bits / 64;
-  const {
-    ptr: text,
-    offsets,
-    longest,
-  } = encodeTexts(
-    heap,
-    r.text,
-    docs.map((d) => texts[d]!),
-  );
-  const scratch = r.scratch.reserve(2 * longest + 64);
-  const offsetBytes = align16((count + 1) * 4);
-  const outBytes = align16(count * 8 * words);
-  const work = r.work.reserve(2 * offsetBytes + outBytes + count * 8);
-  const starts = work + offsetBytes;
-  const out = starts + offsetBytes;
-  const counts = out + outBytes;
-  heap.u32.set(offsets, work >>> 2);
-  heap.u32[starts >>> 2] = 0;
-  const owned = verifyRegions(heap);
   const token = {};
-  owned.setsOwner = token;
-  const region = owned.sets;
-  let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
-  let sets = region.reserve(capacity * 8);
-  let done = 0;
-  for (;;) {
-    done = kernels.fingerprintShingleSets(
-      text,
-      work,
-      done,
-      count,
-      plan.width,
-      plan.bits,
-      scratch,
-      out,
-      counts,
-      sets,
-      capacity,
-      starts,
-    );
-    if (done === count) break;
-    const used = heap.u32[(starts >>> 2) + done]!;
-    capacity = Math.max(2 * capacity, used + 2 * longest + 2);
-    sets = region.reserve(capacity * 8, used * 8);
-  }
+  const bits = plan.bits === 128 ? 128 : 64;
+  const words = bits / 64;
+  const { sets, starts, out, counts } = buildPass(
+    rt,
+    docs.map((d) => texts[d]!),
+    plan.width,
+    bits,
+    token,
+  );
   const fingerprints = heap.u64.slice(out >>> 3, (out >>> 3) + count * words);
   const featureCounts = heap.f64.slice(counts >>> 3, (counts >>> 3) + count);
   const savedStarts = heap.u32.slice(starts >>> 2, (starts >>> 2) + count + 1);
@@ -407,14 +364,13 @@ export function fingerprintWithSets(
   docs.forEach((d, i) => {
     setOf[d] = i;
   });
-  const setsAt = sets;
   const built = (): BuiltSets => {
     // Any later verification reuses the set memory: these sets are then gone.
     if (verifyRegions(rt.heap).setsOwner !== token)
       throw new Error('these shingle sets were overwritten by a later verification');
     const at = regions(rt).work.reserve(savedStarts.byteLength);
     rt.heap.u32.set(savedStarts, at >>> 2);
-    return { sets: setsAt, starts: at };
+    return { sets, starts: at };
   };
   return { fingerprints, featureCounts, prebuilt: { setOf, built } };
 }
