@@ -66,12 +66,16 @@ export async function sqlCommand(args: string[]): Promise<number> {
     `--    (128 bits: low word, then high), e.g. ${NAME} hash --format tsv${bits === 128 ? ' --bits 128' : ''} FILES |`,
     `--    clickhouse-client --query "INSERT INTO ${t}_fp FORMAT TabSeparated"`,
     '',
-    "-- 3. The join: on each shard its own statements, pass by pass (gather the pass's key rows, join them, drop",
-    '--    them), all shards at once; the union of the SELECTs is every pair (a < b) within k, each once.',
+    '-- 3. The join, round by round. Run each statement on every shard, and let every shard finish it before any',
+    '--    shard starts the next (the scatter needs insert_distributed_sync = 1, so that its rows have arrived when',
+    "--    it returns); the union of the joins' rows over the shards and rounds is every pair (a < b) within k, once.",
+    `SET ${Object.entries(ch.SCATTER_SETTINGS)
+      .map(([name, value]) => `${name} = ${value}`)
+      .join(', ')};`,
   ];
-  for (let s = 0; s < shards; s++) {
-    lines.push(`-- shard ${s + 1}`);
-    for (const j of ch.joinSql(plan, names, s)) lines.push(`${j.gather};`, `${j.join};`, `${j.drop};`);
+  for (const [r, round] of ch.joinSql(plan, names).entries()) {
+    lines.push(`-- round ${r + 1}`, ...round.create.map((q) => `${q};`), `${round.scatter};`, `${round.join};`);
+    lines.push(...round.drop.map((q) => `${q};`));
   }
   await write(lines.join('\n') + '\n');
   return 0;

@@ -18,11 +18,32 @@ import {
   planClusterJoin,
   planClusterLookup,
 } from './plan.js';
-import { IDENTIFIER, type TableNames, createSql, dropSql, joinSql, lookupSql, scanSql, tableNames } from './sql.js';
+import {
+  IDENTIFIER,
+  type JoinRoundSql,
+  SCATTER_SETTINGS,
+  type TableNames,
+  createSql,
+  dropSql,
+  joinSql,
+  lookupSql,
+  scanSql,
+  tableNames,
+} from './sql.js';
 
 export type { ClusterBits, ClusterJoinEstimate, ClusterJoinPlan, ClusterPlanOptions } from './plan.js';
 export { planClusterJoin, planClusterLookup } from './plan.js';
-export { createSql, dropSql, joinSql, lookupSql, scanSql, type TableNames } from './sql.js';
+export {
+  SCATTER_SETTINGS,
+  createSql,
+  dropSql,
+  joinRounds,
+  joinSql,
+  lookupSql,
+  scanSql,
+  type JoinRoundSql,
+  type TableNames,
+} from './sql.js';
 
 export interface ClickHouseConnectionOptions {
   /** One HTTP URL per shard, in the cluster's order (an array, or one string separated by commas). */
@@ -87,6 +108,23 @@ const KNOWN_CREATE = [...KNOWN_CONNECTION, 'k', 'bits', 'expectedSize', 'blocks'
 const CHUNK_ROWS = 1 << 14;
 /** Pairs per batch that pairs() yields. */
 const PAIR_BATCH = 1 << 16;
+
+/**
+ * The UInt64 written in text[from, to) as decimal digits. Up to 15 digits are summed as a Number (exact below
+ * 2^53) and converted once: 3-4 times faster than split and BigInt of each field, which cost the client 1.5 s of
+ * CPU per 2.7·10^6 pairs beside the servers' join. Anything else goes to BigInt, which throws on non-digits.
+ */
+function decimal(text: string, from: number, to: number): bigint {
+  if (to === from) throw new SyntaxError(`empty number in ${show(text)}`);
+  if (to - from > 15) return BigInt(text.slice(from, to));
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return BigInt(text.slice(from, to));
+    v = v * 10 + c;
+  }
+  return BigInt(v);
+}
 const M64 = (1n << 64n) - 1n;
 
 interface Connection {
@@ -484,26 +522,52 @@ export class ClickHouseTables {
   }
 
   /**
-   * Every pair within plan.k, each once, a < b (ids), exact duplicates included; streamed from all shards at once
-   * (each joins the keys it owns) in batches, in no particular order.
+   * Every pair within plan.k, each once, a < b (ids), exact duplicates included; round by round (joinSql), each
+   * round's pairs streamed from all shards at once (each joins the keys it owns) in batches, in no particular order.
    */
   async *pairs(): AsyncGenerator<ClusterPairs> {
     await this.checkComplete();
-    const streams = this.shards.map((_, i) => this.shardPairs(i));
-    yield* mergeStreams(streams);
-  }
-
-  private async *shardPairs(i: number): AsyncGenerator<ClusterPairs> {
-    const scratch = `${this.names.base}_join_${i}_${randomUUID().replace(/-/g, '')}`;
-    const shard = this.shards[i]!;
-    // One pass at a time: each gathers its key rows, streams its pairs and drops its table before the next.
-    for (const sql of joinSql(this.plan, this.names, i, scratch)) {
-      await onShard(this.shards, i, 'gathering its key rows', (s) => command(s, sql.gather));
-      try {
-        yield* this.streamPairs(i, sql.join, 'joining its keys');
-      } finally {
-        await command(shard, sql.drop).catch(() => undefined);
+    // One name on every shard: the round's Distributed table routes rows to the same-named table on each.
+    const scratch = `${this.names.base}_join_${randomUUID().replace(/-/g, '')}`;
+    // Every shard ends a step before any starts the next (allShards waits for all, even after a failure), so a
+    // join never starts before every shard has sent its key rows, and a drop never races a shard still writing.
+    const allShards = async (what: string, op: (s: Shard) => Promise<void>) => {
+      const results = await Promise.allSettled(this.shards.map((_, i) => onShard(this.shards, i, what, op)));
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
+    };
+    const rounds = joinSql(this.plan, this.names, scratch);
+    const prepare = async (round: JoinRoundSql) => {
+      for (const sql of round.create) await allShards('creating the join round tables', (s) => command(s, sql));
+      await allShards('sending its key rows', (s) => command(s, round.scatter, SCATTER_SETTINGS));
+    };
+    const drop = async (round: JoinRoundSql | undefined) => {
+      for (const sql of round?.drop ?? [])
+        await allShards('dropping the join round tables', (s) => command(s, sql)).catch(() => undefined);
+    };
+    // Round r + 1 is created and its key rows sent while round r joins: the sends use the cores that the ends of
+    // the shards' joins leave idle (measured at 10^7 on 3 local shards: 62.9 s with a pause between rounds).
+    let r = 0;
+    let next: Promise<void> | null = rounds.length > 0 ? prepare(rounds[0]!) : null;
+    try {
+      for (; r < rounds.length; r++) {
+        const ready = next!;
+        next = null;
+        await ready;
+        if (r + 1 < rounds.length) {
+          next = prepare(rounds[r + 1]!);
+          next.catch(() => undefined); // awaited below or in finally; this only keeps it from being "unhandled"
+        }
+        try {
+          yield* mergeStreams(this.shards.map((_, i) => this.streamPairs(i, rounds[r]!.join, 'joining its keys')));
+        } finally {
+          await drop(rounds[r]);
+        }
       }
+    } finally {
+      // Stopped early or failed: wait for a round still being sent, then drop it and the current one (IF EXISTS).
+      await next?.catch(() => undefined);
+      await drop(rounds[r]);
+      await drop(rounds[r + 1]);
     }
   }
 
@@ -519,10 +583,14 @@ export class ClickHouseTables {
         const next = await onShard(this.shards, i, what, () => stream.next());
         if (next.done) break;
         for (const row of next.value as Array<{ text: string }>) {
-          const [x, y, z] = row.text.split('\t');
-          a[n] = BigInt(x!);
-          b[n] = BigInt(y!);
-          d[n] = Number(z);
+          const text = row.text;
+          const tab1 = text.indexOf('\t');
+          const tab2 = text.indexOf('\t', tab1 + 1);
+          if (tab1 < 0 || tab2 < 0)
+            throw new Error(`shard ${i} sent a join row that is not a, b, distance: ${show(text)}`);
+          a[n] = decimal(text, 0, tab1);
+          b[n] = decimal(text, tab1 + 1, tab2);
+          d[n] = Number(decimal(text, tab2 + 1, text.length));
           if (++n === PAIR_BATCH) {
             yield { a, b, distance: d };
             a = new BigUint64Array(PAIR_BATCH);

@@ -73,11 +73,12 @@ const MAX_BLOCKS = 16; // planWithBlocks' limit (MAX_BLOCKS in src/dedup/join-pl
 
 // Cost per key row (computed on its fingerprint's shard, sent to its owner, gathered and hashed there) and per join
 // row (probed, built, XORed, popcounted, dropped; every key row also meets itself), in µs of CPU: a least-squares
-// fit of the servers' CPU time (user + system, all shards) over four joins on 3 local shards of ClickHouse 18.16
-// (bench/clickhouse.bench.ts data, k = 3): 10^6 with 4, 5 and 6 blocks (34.8, 13.8 and 23.5 s) and 10^7 with 5
-// blocks (128 s); the fit is within 15 % of each. Refitted 2026-12-01 for the gather in passes (was 0.9 and 0.17).
-const KEY_ROW = 0.7;
-const JOIN_ROW = 0.49;
+// fit (of relative errors) of the servers' CPU time (user + system, all shards) over four joins on 3 local shards of
+// ClickHouse 18.16 (bench/clickhouse.bench.ts data, k = 3; 2026-12-01, the join in rounds): 10^6 with 4, 5 and 6
+// blocks (24.8-27.2, 8.3-9.7 and 12.7-13.3 s) and 10^7 with 5 blocks (94.6-107.3 s); the fit is within 19 % of
+// each. It underestimates the largest join (15 %): a pass's hash table outgrows the caches.
+const KEY_ROW = 0.39;
+const JOIN_ROW = 0.38;
 
 export interface ClusterPlanOptions {
   /** Fingerprints the tables are planned for. */

@@ -2,11 +2,12 @@
 // ClickHouse 18.16 (Debian's) and current releases alike: no bitCount/hammingDistance (18.16 lacks them; a SWAR
 // popcount works on both), no query parameters (values are inlined, each one a number this module formats), no
 // ON CLUSTER (it needs ZooKeeper: the client creates the tables on each shard in turn).
-// The join runs on every shard at once, each in passes over the key parts it owns (joinPasses): a pass reads the
-// Distributed fingerprint table, every shard computes its fingerprints' keys of the pass's tables and sends only the
-// rows of the pass's parts, so the shuffle happens in the read and no key row is ever stored on disk. Lookups go to
-// every shard's local tables at once. (A Distributed key table as the join's FROM with the
-// local one on the right works too, but storing 10^8 key rows took longer than the join itself.)
+// The join runs in rounds (joinRounds; round r is every shard's pass r over the key parts it owns, joinPasses). In a
+// round every shard computes its own fingerprints' keys of the round's tables and sends each row, through a
+// Distributed table over the round's Memory tables, to the shard that owns its key; then every shard self-joins the
+// rows it received. Each shard reads its fingerprints once per round, whatever the number of shards, and no key row
+// is ever stored on disk. Lookups go to every shard's local tables at once. (A Distributed key table as the join's
+// FROM with the local one on the right works too, but storing 10^8 key rows in MergeTree took longer than the join.)
 import { type ClusterJoinPlan, FOLD_MULTIPLIER, isFolded, keySegments, tableMask } from './plan.js';
 
 export interface TableNames {
@@ -164,8 +165,14 @@ export function dropSql(names: TableNames): string[] {
   return [t.keysView, t.keysAll, t.fpAll, t.keys, t.fp, t.meta].map((name) => `DROP TABLE IF EXISTS ${name}`);
 }
 
-/** Key rows that one pass of a shard's join gathers, about (planned): its Memory table and hash table stay bounded. */
-export const PASS_KEY_ROWS = 10_000_000;
+/**
+ * Key rows that one pass of a shard's join gathers, about (planned): its Memory table and hash table stay bounded.
+ * Smaller hash tables join faster, but every pass reads all fingerprints again. Measured at 10^7, k = 3, on 3 local
+ * shards of 18.16 (2026-12-01; the join SQL alone, pairs counted on the server): passes of 5·10^6 key rows (one
+ * part each) took 46.7-51.5 s (CPU 91-100 s), passes
+ * of 10^7 52.8-55.0 s (CPU 103-107 s), and half parts (2.5·10^6, split on one more key bit) 65.5 s.
+ */
+export const PASS_KEY_ROWS = 5_000_000;
 
 /**
  * The parts (keyOwner in plan.ts) that each pass of shard `shard`'s join gathers: slot t · parts + p is part p of
@@ -182,60 +189,92 @@ export function joinPasses(plan: ClusterJoinPlan, shard: number): number[][] {
 }
 
 /**
- * The key rows of one pass: every shard's fingerprints turned into key rows there, and only the rows of the pass's
- * slots sent (the shuffle happens as the shard reads; no key rows are stored on disk). Each shard computes only the
- * keys of the pass's tables, so every key is computed once in the whole join, not once per shard.
+ * The slots of each round of the join: round r is every shard's pass r (joinPasses), so that each shard reads its
+ * fingerprints once per round, whatever the number of shards. Grid plans: one round.
  */
-function passKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, shard: number, slots: readonly number[]): string {
-  const t = tableNames(names);
-  const columns = ['id', ...fpColumns(plan)].join(', ');
-  if (plan.kind === 'grid') {
-    const owner = plan.shards > 1 ? ` WHERE key % ${plan.shards} = ${shard}` : '';
-    return `SELECT arrayJoin(${keysArraySql(plan)}) AS key, ${columns} FROM ${t.fpAll}${owner}`;
-  }
-  const tables = [...new Set(slots.map((slot) => Math.floor(slot / plan.parts)))];
-  const key =
-    tables.length === 1 ? keySql(plan, tables[0]!) : `arrayJoin([${tables.map((i) => keySql(plan, i)).join(', ')}])`;
-  // Whole tables need no condition; otherwise the key's slot (its table and low bits) must be one of the pass's.
-  const whole = slots.length === tables.length * plan.parts;
-  const slot = `${tableIdSql(plan)} * ${plan.parts} + bitAnd(key, ${plan.parts - 1})`;
-  return `SELECT ${key} AS key, ${columns} FROM ${t.fpAll}${whole ? '' : ` WHERE (${slot}) IN (${slots.join(', ')})`}`;
+export function joinRounds(plan: ClusterJoinPlan): number[][] {
+  if (plan.kind === 'grid') return [[]];
+  const passes = Array.from({ length: plan.shards }, (_, shard) => joinPasses(plan, shard));
+  const count = Math.max(...passes.map((p) => p.length));
+  return Array.from({ length: count }, (_, r) => passes.flatMap((p) => p[r] ?? []).sort((x, y) => x - y));
 }
 
-/** One pass of a shard's join: its key rows gathered once into a Memory table, their self-join, and the drop. */
-export interface ShardJoinSql {
-  readonly gather: string;
-  readonly join: string;
-  readonly drop: string;
+/** The shard (mod the cluster's shard count) that owns a key row: keyOwner in plan.ts, in SQL over column `key`. */
+function ownerSql(plan: ClusterJoinPlan): string {
+  return plan.kind === 'grid' ? 'key' : `${tableIdSql(plan)} * ${plan.parts} + bitAnd(key, ${plan.parts - 1})`;
 }
 
 /**
- * The join of shard `shard`'s keys, pass by pass (joinPasses), sent to that shard (every shard runs its own at
- * once; the client merges the streams). Join rows: a, b (ids, a < b), distance. `scratch` names the shard's
- * Memory table of key rows (gathered once, not once per join side: measured 20-30 % faster at 10^6 on 18.16).
- * Passes of one or a few tables also gather cheaper than all keys at once: measured at 10^7 on 18.16, a pass of
- * one table cost 0.89 µs of CPU per key row, the shard's whole share at once 1.01 µs (no arrayJoin, no filter).
+ * The key rows of one round, computed from a shard's own fingerprints: only the round's tables' keys (each key is
+ * computed once in the whole join), only the rows of the round's slots.
  */
-export function joinSql(plan: ClusterJoinPlan, names: TableNames, shard: number, scratch?: string): ShardJoinSql[] {
-  const table = `${names.database}.${scratch ?? `${names.base}_join_${shard}`}`;
+function roundKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, slots: readonly number[]): string {
+  const t = tableNames(names);
+  const columns = ['id', ...fpColumns(plan)].join(', ');
+  if (plan.kind === 'grid') return `SELECT arrayJoin(${keysArraySql(plan)}) AS key, ${columns} FROM ${t.fp}`;
+  const tables = [...new Set(slots.map((slot) => Math.floor(slot / plan.parts)))];
+  const key =
+    tables.length === 1 ? keySql(plan, tables[0]!) : `arrayJoin([${tables.map((i) => keySql(plan, i)).join(', ')}])`;
+  // Whole tables need no condition; otherwise the key's slot (its table and low bits) must be one of the round's.
+  const whole = slots.length === tables.length * plan.parts;
+  return `SELECT ${key} AS key, ${columns} FROM ${t.fp}${whole ? '' : ` WHERE (${ownerSql(plan)}) IN (${slots.join(', ')})`}`;
+}
+
+/**
+ * One round of the join. Every shard runs each statement, and every shard finishes a statement before any shard
+ * starts the next: `create` (the round's Memory table of key rows and a Distributed table over it that routes each
+ * row to the shard owning its key), `scatter` (each shard computes its own fingerprints' key rows of the round and
+ * sends each to its owner; needs insert_distributed_sync = 1, SCATTER_SETTINGS, so that the rows have arrived when
+ * it returns), `join` (each shard's self-join of the rows it received; its rows are a, b (ids, a < b), distance;
+ * the union over the shards is the round's pairs) and `drop`.
+ */
+export interface JoinRoundSql {
+  readonly create: readonly string[];
+  readonly scatter: string;
+  readonly join: string;
+  readonly drop: readonly string[];
+}
+
+/** Settings the scatter statement needs: the INSERT into the Distributed table returns once every row is stored. */
+export const SCATTER_SETTINGS = { insert_distributed_sync: 1 } as const;
+
+/**
+ * The join, round by round (joinRounds). Each shard reads its own fingerprints once per round and sends the key
+ * rows to their owners. Measured at 10^7, k = 3, on 3 local shards of 18.16 (same data, 2026-12-01): 51.3-57.5 s
+ * (CPU 95-107 s) with the next round sent while one joins, against 57.0-58.3 s (CPU 104-110 s) for every shard
+ * gathering its own passes through the Distributed fingerprint table (each pass then read every shard's
+ * fingerprints: 7 rounds of reads became 20, and at 100 shards the reads would outgrow the join).
+ * `scratch` names the rounds' tables (the same on every shard: the Distributed table addresses them by name).
+ */
+export function joinSql(plan: ClusterJoinPlan, names: TableNames, scratch = `${names.base}_join`): JoinRoundSql[] {
   const other = fpColumns(plan).map((c) => `${c}_2`);
   const once =
     plan.kind === 'grid'
       ? `${groupPairKeySql(`id % ${plan.groups}`, `id_2 % ${plan.groups}`)} = key`
       : `${firstAgreeingTableSql(plan)} = ${tableIdSql(plan)}`;
   const right = ['id', ...fpColumns(plan)].map((c) => `${c} AS ${c}_2`).join(', ');
-  return joinPasses(plan, shard).map((slots) => ({
-    gather: `CREATE TABLE ${table} ENGINE = Memory AS ${passKeyRowsSql(plan, names, shard, slots)}`,
-    // id < id_2 first, in the inner query: it drops every key row's match with itself (most join rows) and half
-    // of the rest before the popcount and the first-table test run (18.16 evaluates a WHERE's every operand on
-    // every row): 20 % less CPU at 10^7.
-    join:
-      `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance FROM ` +
-      `(SELECT key, ${['id', 'id_2', ...fpColumns(plan), ...other].join(', ')} FROM ${table} ` +
-      `ALL INNER JOIN (SELECT key, ${right} FROM ${table}) USING key WHERE id < id_2) ` +
-      `WHERE distance <= ${plan.k} AND ${once}`,
-    drop: `DROP TABLE IF EXISTS ${table}`,
-  }));
+  return joinRounds(plan).map((slots, r) => {
+    // Each round its own tables: the next round's key rows can arrive while this one joins.
+    const local = `${scratch}_${r}`;
+    const table = `${names.database}.${local}`;
+    const routed = `${table}_all`;
+    return {
+      create: [
+        `CREATE TABLE ${table} (key UInt64, id UInt64, ${columnsDdl(plan)}) ENGINE = Memory`,
+        `CREATE TABLE ${routed} AS ${table} ENGINE = Distributed(${names.cluster}, ${names.database}, ${local}, ${ownerSql(plan)})`,
+      ],
+      scatter: `INSERT INTO ${routed} ${roundKeyRowsSql(plan, names, slots)}`,
+      // id < id_2 first, in the inner query: it drops every key row's match with itself (most join rows) and half
+      // of the rest before the popcount and the first-table test run (18.16 evaluates a WHERE's every operand on
+      // every row): 20 % less CPU at 10^7.
+      join:
+        `SELECT id AS a, id_2 AS b, ${distanceSql(plan, other)} AS distance FROM ` +
+        `(SELECT key, ${['id', 'id_2', ...fpColumns(plan), ...other].join(', ')} FROM ${table} ` +
+        `ALL INNER JOIN (SELECT key, ${right} FROM ${table}) USING key WHERE id < id_2) ` +
+        `WHERE distance <= ${plan.k} AND ${once}`,
+      drop: [`DROP TABLE IF EXISTS ${routed}`, `DROP TABLE IF EXISTS ${table}`],
+    };
+  });
 }
 
 /**

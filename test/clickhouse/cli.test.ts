@@ -25,12 +25,15 @@ describe.runIf(ONCE)('simhash-wasm CLI, ClickHouse parts', () => {
     }
   });
 
-  it('sql --engine clickhouse prints the DDL and one join per shard; bad arguments are usage errors', () => {
+  it('sql --engine clickhouse prints the DDL and the join round by round; bad arguments are usage errors', () => {
     const r = runCli(['sql', '--engine', 'clickhouse', '--k', '3', '--bits', '128', '--shards', '3', '--table', 'x']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^CREATE TABLE default\.x_fp \(id UInt64, fp UInt64, fp_hi UInt64\)/m);
-    expect(r.stdout.match(/^SELECT id AS a/gm)).toHaveLength(3);
-    expect(r.stdout.match(/^CREATE TABLE default\.x_join_\d ENGINE = Memory/gm)).toHaveLength(3);
+    const rounds = r.stdout.match(/^-- round \d+$/gm)?.length ?? 0;
+    expect(rounds).toBeGreaterThan(0);
+    expect(r.stdout.match(/^SELECT id AS a/gm)).toHaveLength(rounds);
+    expect(r.stdout.match(/^CREATE TABLE default\.x_join_\d+ \(.*\) ENGINE = Memory;$/gm)).toHaveLength(rounds);
+    expect(r.stdout.match(/^INSERT INTO default\.x_join_\d+_all SELECT /gm)).toHaveLength(rounds);
     for (const args of [
       ['sql', '--k', '3'],
       ['sql', '--engine', 'postgres', '--k', '3'],
@@ -58,11 +61,18 @@ describe.runIf(ONCE && gate.urls.length > 0)('simhash-wasm CLI on the ClickHouse
         .filter((s) => s !== '');
     const [ddl, joinPart] = sql.stdout.split('\n-- 3.');
     const creates = statements(ddl!);
-    const perShard = joinPart!
-      .split(/\n-- shard \d+\n/)
-      .slice(1)
-      .map(statements);
-    expect(perShard).toHaveLength(shards);
+    // The SET line, then round by round: two CREATEs, the scatter, the join, two DROPs.
+    const [setLine, ...roundParts] = joinPart!.split(/\n-- round \d+\n/);
+    const set = /^SET (.*);$/m.exec(setLine!)?.[0].slice(0, -1) ?? '';
+    expect(set).toBe('SET insert_distributed_sync = 1');
+    const settings = Object.fromEntries(
+      set
+        .slice(4)
+        .split(', ')
+        .map((kv) => kv.split(' = ')),
+    );
+    const rounds = roundParts.map(statements);
+    expect(rounds.length).toBeGreaterThan(0);
     const clients = gate.urls.map((url) => createClient({ url }));
     try {
       for (const c of clients) for (const s of creates) await c.command({ query: s });
@@ -76,18 +86,26 @@ describe.runIf(ONCE && gate.urls.length > 0)('simhash-wasm CLI on the ClickHouse
         await c.command({ query: `INSERT INTO default.${table}_fp FORMAT TabSeparated\n${part.join('\n')}\n` });
       }
       const got: string[] = [];
-      for (const [i, statements] of perShard.entries()) {
-        // Pass by pass: gather, join, drop.
-        expect(statements.length % 3).toBe(0);
-        for (let at = 0; at < statements.length; at += 3) {
-          const [gather, join, drop] = statements.slice(at, at + 3);
-          expect(gather).toMatch(/^CREATE TABLE .* ENGINE = Memory AS SELECT/);
-          expect(drop).toMatch(/^DROP TABLE/);
-          await clients[i]!.command({ query: gather! });
-          const rs = await clients[i]!.query({ query: join!, format: 'TabSeparated' });
+      // Each statement on every shard, every shard done before the next statement.
+      const onEvery = (query: string, extra = {}) =>
+        Promise.all(clients.map((c) => c.command({ query, clickhouse_settings: extra })));
+      for (const round of rounds) {
+        expect(round).toHaveLength(6);
+        const [create1, create2, scatter, join, drop1, drop2] = round;
+        expect(create1).toMatch(/^CREATE TABLE .* ENGINE = Memory$/);
+        expect(create2).toMatch(/^CREATE TABLE .* ENGINE = Distributed\(/);
+        expect(scatter).toMatch(/^INSERT INTO .* SELECT /);
+        expect(drop1).toMatch(/^DROP TABLE/);
+        expect(drop2).toMatch(/^DROP TABLE/);
+        await onEvery(create1!);
+        await onEvery(create2!);
+        await onEvery(scatter!, settings);
+        for (const c of clients) {
+          const rs = await c.query({ query: join!, format: 'TabSeparated' });
           for (const line of (await rs.text()).split('\n')) if (line) got.push(line.split('\t').join(','));
-          await clients[i]!.command({ query: drop! });
         }
+        await onEvery(drop1!);
+        await onEvery(drop2!);
       }
       const p = findNearDuplicates(simhashMany(docs), { k: 6 });
       const want = Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);

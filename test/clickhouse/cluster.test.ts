@@ -7,7 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { createClient } from '@clickhouse/client';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ClickHouseTables, createClickHouseTables, openClickHouseTables } from '../../src/clickhouse/index.js';
+import {
+  type ClickHouseTables,
+  createClickHouseTables,
+  joinRounds,
+  openClickHouseTables,
+} from '../../src/clickhouse/index.js';
 import { fingerprintKeys } from '../../src/clickhouse/plan.js';
 import { findNearDuplicates } from '../../src/dedup/dedup.js';
 import { FingerprintIndex } from '../../src/fingerprint-index/fingerprint-index.js';
@@ -117,6 +122,36 @@ describe.runIf(ONCE && gate.urls.length > 0)('ClickHouse cluster join and lookup
       }
     });
   }
+
+  it('joins in several rounds; a pairs() stopped early drops its round tables, and the next one gives every pair', async () => {
+    // Planned for 2·10^7 (one key part per pass, so several rounds), holding only a few thousand.
+    const n = 3000;
+    const fps = plantedFingerprints(n, 3, 64, 77);
+    const tables = await create('rounds', 3, 64, 2e7);
+    expect(joinRounds(tables.plan).length).toBeGreaterThan(2);
+    await tables.insert(fps);
+    await tables.finish();
+    const joinTables = async () => {
+      const names: string[] = [];
+      for (const url of gate.urls) {
+        const c = createClient({ url });
+        const rs = await c.query({
+          query: `SELECT name FROM system.tables WHERE database = 'default' AND name LIKE '${prefix}_rounds_join_%'`,
+          format: 'TabSeparated',
+        });
+        names.push(...(await rs.text()).split('\n').filter((l) => l !== ''));
+        await c.close();
+      }
+      return names;
+    };
+    for await (const batch of tables.pairs()) {
+      expect(batch.a.length).toBeGreaterThan(0);
+      break;
+    }
+    expect(await joinTables()).toEqual([]);
+    expect(await clusterPairs(tables)).toEqual(localPairs(fps, 3, 64));
+    expect(await joinTables()).toEqual([]);
+  });
 
   it('keeps ids past 2^32, and the server computes the keys fingerprintKeys computes', async () => {
     const count = 3000;

@@ -13,7 +13,15 @@ import {
   planClusterLookup,
   tableMask,
 } from '../../src/clickhouse/plan.js';
-import { PASS_KEY_ROWS, createSql, joinPasses, joinSql, lookupSql, scanSql } from '../../src/clickhouse/sql.js';
+import {
+  PASS_KEY_ROWS,
+  createSql,
+  joinPasses,
+  joinRounds,
+  joinSql,
+  lookupSql,
+  scanSql,
+} from '../../src/clickhouse/sql.js';
 import { createClickHouseTables } from '../../src/clickhouse/index.js';
 import { bruteForcePairs, plantedFingerprints, popcount, valueAt } from './data.js';
 
@@ -254,7 +262,7 @@ describe('cluster SQL', () => {
     for (const plan of plans) {
       const sql = [
         ...createSql(plan, planClusterLookup({ size: plan.plannedSize, k: plan.k, bits: plan.bits, shards: 3 }), names),
-        ...joinSql(plan, names, 0).flatMap((pass) => Object.values(pass)),
+        ...joinSql(plan, names).flatMap((round) => [...round.create, round.scatter, round.join, ...round.drop]),
         scanSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), 3),
         ...(plan.kind === 'blocks' ? [lookupSql(plan, names, [1n, 2n].slice(0, plan.bits / 64), [5n], 3)] : []),
       ].join('\n');
@@ -264,34 +272,47 @@ describe('cluster SQL', () => {
     }
   });
 
-  it("joins on each shard, pass by pass, the key rows it owns, gathered from every shard's fingerprints", () => {
+  it("joins round by round: each shard sends its fingerprints' key rows of the round to their owners, then joins", () => {
     for (const plan of plans) {
-      const last = plan.shards - 1;
-      const passes = joinPasses(plan, last);
-      const sql = joinSql(plan, names, last);
-      expect(sql).toHaveLength(passes.length);
-      for (const [i, pass] of sql.entries()) {
-        // Grid keys belong to key mod shards; a block pass computes its tables' keys (arrayJoin only for several)
+      const rounds = joinRounds(plan);
+      const sql = joinSql(plan, names);
+      expect(sql).toHaveLength(rounds.length);
+      // Round r holds pass r of every shard, so each shard reads its fingerprints once per round.
+      const passCounts = Array.from({ length: plan.shards }, (_, s) => joinPasses(plan, s).length);
+      expect(rounds).toHaveLength(Math.max(...passCounts));
+      for (const [r, round] of sql.entries()) {
+        const slots = rounds[r]!;
+        if (plan.kind === 'blocks')
+          expect(slots).toEqual(passCounts.flatMap((_, s) => joinPasses(plan, s)[r] ?? []).sort((x, y) => x - y));
+        // Grid keys belong to key mod shards; a block round computes its tables' keys (arrayJoin only for several)
         // and keeps the rows of its slots (table · parts + low key bits) unless it holds whole tables.
-        const tables = new Set(passes[i]!.map((slot) => Math.floor(slot / plan.parts)));
-        const key = plan.kind === 'grid' || tables.size > 1 ? 'arrayJoin\\(.*\\)' : 'bitOr\\(.*\\)|toUInt64\\(.*\\)';
-        const owner =
-          plan.kind === 'grid'
-            ? plan.shards === 1
-              ? ''
-              : ` WHERE key % ${plan.shards} = ${last}`
-            : passes[i]!.length === tables.size * plan.parts
-              ? ''
-              : ` WHERE \\(.* \\* ${plan.parts} \\+ bitAnd\\(key, ${plan.parts - 1}\\)\\) IN \\(${passes[i]!.join(', ')}\\)`;
-        expect(pass.gather).toMatch(
+        const owner = plan.kind === 'grid' ? 'key' : `.* \\* ${plan.parts} \\+ bitAnd\\(key, ${plan.parts - 1}\\)`;
+        expect(round.create[0]).toMatch(
+          new RegExp(`^CREATE TABLE default\\.t_join_${r} \\(key UInt64, id UInt64, fp UInt64.*\\) ENGINE = Memory$`),
+        );
+        expect(round.create[1]).toMatch(
           new RegExp(
-            `^CREATE TABLE default\\.t_join_${last} ENGINE = Memory AS SELECT (${key}) AS key, id, .* FROM default\\.t_fp_all${owner}$`,
+            `^CREATE TABLE default\\.t_join_${r}_all AS default\\.t_join_${r} ENGINE = Distributed\\(simhash, default, t_join_${r}, ${owner}\\)$`,
           ),
         );
-        expect(pass.join).toMatch(
-          /FROM default\.t_join_\d+ ALL INNER JOIN \(SELECT key, id AS id_2, .* FROM default\.t_join_\d+\) USING key WHERE id < id_2/,
+        const tables = new Set(slots.map((slot) => Math.floor(slot / plan.parts)));
+        const key = plan.kind === 'grid' || tables.size > 1 ? 'arrayJoin\\(.*\\)' : 'bitOr\\(.*\\)|toUInt64\\(.*\\)';
+        const filter =
+          plan.kind === 'grid' || slots.length === tables.size * plan.parts
+            ? ''
+            : ` WHERE \\(${owner}\\) IN \\(${slots.join(', ')}\\)`;
+        expect(round.scatter).toMatch(
+          new RegExp(
+            `^INSERT INTO default\\.t_join_${r}_all SELECT (${key}) AS key, id, .* FROM default\\.t_fp${filter}$`,
+          ),
         );
-        expect(pass.drop).toBe(`DROP TABLE IF EXISTS default.t_join_${last}`);
+        expect(round.join).toContain(
+          `FROM default.t_join_${r} ALL INNER JOIN (SELECT key, id AS id_2, ${plan.bits === 64 ? 'fp AS fp_2' : 'fp AS fp_2, fp_hi AS fp_hi_2'} FROM default.t_join_${r}) USING key WHERE id < id_2`,
+        );
+        expect(round.drop).toEqual([
+          `DROP TABLE IF EXISTS default.t_join_${r}_all`,
+          `DROP TABLE IF EXISTS default.t_join_${r}`,
+        ]);
       }
     }
   });
