@@ -197,18 +197,27 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
     store<u64>(tmp + (<usize>at << 3), v);
     store<u32>(c, at + 1);
   }
-  // Each counter now holds its bucket's end; the buckets are in order, so sorting each one sorts the whole.
-  let kept = 0;
+  // Each counter now holds its bucket's end; the buckets are in order, so sorting each one sorts the whole. Large
+  // buckets are quicksorted; then one insertion pass over the whole array sorts the small ones, since no value moves
+  // past its bucket (a call per bucket of one or two, sort and copy, took twice as long), and one pass drops repeats.
   let start = 0;
-  let last: u64 = 0;
   for (let q = 0; q < buckets; q++) {
     let end = <i32>load<u32>(BUCKETS + (<usize>q << 2));
-    if (end - start > 1) sortU64(tmp, start, end - 1);
-    kept = dropRepeats(tmp + (<usize>start << 3), p, end - start, kept, kept > 0, last);
-    if (kept > 0) last = load<u64>(p + (<usize>(kept - 1) << 3));
+    if (end - start > 16) sortU64(tmp, start, end - 1);
     start = end;
   }
-  return kept;
+  for (let i = 1; i < n; i++) {
+    let v = load<u64>(tmp + (<usize>i << 3));
+    let j = i;
+    while (j > 0) {
+      let u = load<u64>(tmp + (<usize>(j - 1) << 3));
+      if (u <= v) break;
+      store<u64>(tmp + (<usize>j << 3), u);
+      j--;
+    }
+    store<u64>(tmp + (<usize>j << 3), v);
+  }
+  return dropRepeats(tmp, p, n, 0, false, 0);
 }
 
 /**
