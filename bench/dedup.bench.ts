@@ -166,8 +166,16 @@ export async function run(): Promise<BenchRow[]> {
   const texts = corpus(target);
   const mb = texts.reduce((s, t) => s + t.length, 0) / 1e6;
   dedup(texts.slice(0, 1000)); // warm-up
-  const e2e = await best(2, () => dedup(texts), false); // the defaults: k = 12, candidates verified by shingle Jaccard
-  const hashOnly = await best(2, () => simhashMany(texts), false);
+  // The defaults (k = 12, candidates verified by shingle Jaccard) and simhashMany alternately, best of 3 each: one
+  // after the other, the ratio moved from 4.0 to 6.4 between two runs on this machine.
+  let e2e = { ms: Infinity, result: dedup(texts) };
+  let hashOnly = { ms: Infinity, result: simhashMany(texts) };
+  for (let r = 0; r < 3; r++) {
+    const d = await best(1, () => dedup(texts), false);
+    if (d.ms < e2e.ms) e2e = d;
+    const h = await best(1, () => simhashMany(texts), false);
+    if (h.ms < hashOnly.ms) hashOnly = h;
+  }
   const { hash, join, verify, cluster } = e2e.result.timings;
   rows.push({
     name: `dedup ${mb.toFixed(0)} MB of edited copies (${texts.length} documents; k=${e2e.result.k}: ${e2e.result.candidates} candidates, ${e2e.result.pairs.a.length} pairs, ${e2e.result.clusterCount} clusters)`,

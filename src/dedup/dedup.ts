@@ -7,7 +7,6 @@ import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import {
   type VerifyOptions,
-  VERIFY_WINDOW_BYTES,
   checkVerifyOptions,
   fingerprintWithSets,
   fingerprintsShareShingles,
@@ -170,6 +169,16 @@ function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
   for (let i = 1; i < halves.length; i += 2 * words) pairs += buckets[halves[i]! >>> shift]!++;
   return pairs;
 }
+
+/**
+ * Text size (string lengths or bytes) of dedup()'s verification window, and the most distinct text that its one
+ * pass fingerprints and builds shingle sets for. The texts are in memory already, and a window that holds every
+ * candidate document builds each set once: with 32 MiB windows (VERIFY_WINDOW_BYTES, the streaming path's), 210 MB
+ * of real text with 10 edited copies of each document, shuffled, rebuilt its sets in ~150 windows and verification
+ * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the UTF-8 (1 to 3 bytes per string unit)
+ * plus the sets (about 1.3 bytes per byte of English text, up to twice that while they grow).
+ */
+export const DEDUP_WINDOW_BYTES = 256 << 20;
 
 /** Planned cost (join-plan.ts units, ≈ ns) below which threads > 1 runs on one thread. */
 const MIN_THREADED_COST = 20e6;
@@ -472,7 +481,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   let bytes = 0;
   for (const i of distinct) bytes += texts[i]!.length;
   const fused =
-    verify && fingerprintsShareShingles(hasher.options, verify) && bytes <= VERIFY_WINDOW_BYTES
+    verify && fingerprintsShareShingles(hasher.options, verify) && bytes <= DEDUP_WINDOW_BYTES
       ? fingerprintWithSets(texts, distinct, hasher.options)
       : null;
   const hashed = fused ?? hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
@@ -495,7 +504,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const verified = verify
     ? keepFlagged(
         candidates,
-        jaccardFlags(texts, candidates.a, candidates.b, verify, VERIFY_WINDOW_BYTES, forest, fused?.prebuilt ?? null),
+        jaccardFlags(texts, candidates.a, candidates.b, verify, DEDUP_WINDOW_BYTES, forest, fused?.prebuilt ?? null),
       )
     : forest
       ? spanningPairs(n, candidates)

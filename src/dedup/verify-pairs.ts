@@ -356,7 +356,7 @@ export function fingerprintsShareShingles(plan: Plan, verify: Required<VerifyOpt
 }
 
 /**
- * Fingerprints `docs` of `texts` (their total size at most VERIFY_WINDOW_BYTES) and builds their shingle sets in
+ * Fingerprints `docs` of `texts` (their total size at most the caller's window: DEDUP_WINDOW_BYTES) and builds their shingle sets in
  * the same pass (assembly/verify-pairs.ts, buildShingleSets with fingerprints): the fingerprints and feature counts are those
  * of simhashMany with `plan` (fingerprintsShareShingles(plan, …) must hold), the sets those of buildShingleSets.
  * The sets stay in WebAssembly memory until the next verification (`built` throws after that).
