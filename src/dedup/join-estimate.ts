@@ -54,8 +54,10 @@ export function planJoinFor(fps: BigUint64Array, n: number, k: number, bits: 64 
     tableCostFixed(n, plan) + scale * (runs * RUN_PAIR + nearMeetings(values, near, plan) * NEAR_PAIR);
   // The model's plan stays unless the sample's runs are longer than the model's, or near pairs weigh in.
   const modelValues = blockValues(sample, model);
-  const modelRuns = runPairs(modelValues, model, [Math.min(model.sortBits, MAX_KEY_BITS)])[0]!;
-  const expectedRuns = (model.tables.length * SAMPLE * (SAMPLE - 1)) / 2 / 2 ** model.sortBits;
+  // Runs are counted on at most MAX_KEY_BITS of the sort key, and expected on the same bits.
+  const countedBits = Math.min(model.sortBits, MAX_KEY_BITS);
+  const modelRuns = runPairs(modelValues, model, [countedBits])[0]!;
+  const expectedRuns = (model.tables.length * SAMPLE * (SAMPLE - 1)) / 2 / 2 ** countedBits;
   const nearCost = scale * nearMeetings(modelValues, near, model) * NEAR_PAIR;
   // A sample expects few run pairs of random fingerprints (10^7 at k = 3: about 1), so the bound allows for their
   // Poisson spread (3 standard deviations and 3 more) before it calls the data skewed.
