@@ -173,7 +173,7 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
   if (n < 2) return n;
   if (n <= 16) {
     sortU64(p, 0, n - 1);
-    return dropRepeats(p, p, n, 0, false, 0);
+    return dropRepeats(p, p, n);
   }
   let bits = min(BUCKET_BITS, 32 - clz<i32>(n - 1)); // 2^bits >= n, n >= 17: bits >= 5
   let shift = <u64>(64 - bits);
@@ -206,36 +206,38 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
     if (end - start > 16) sortU64(tmp, start, end - 1);
     start = end;
   }
-  for (let i = 1; i < n; i++) {
-    let v = load<u64>(tmp + (<usize>i << 3));
-    let j = i;
-    while (j > 0) {
-      let u = load<u64>(tmp + (<usize>(j - 1) << 3));
-      if (u <= v) break;
-      store<u64>(tmp + (<usize>j << 3), u);
-      j--;
-    }
-    store<u64>(tmp + (<usize>j << 3), v);
-  }
-  return dropRepeats(tmp, p, n, 0, false, 0);
+  insertionSortU64(tmp, 0, n - 1);
+  return dropRepeats(tmp, p, n);
 }
 
-/**
- * Appends the sorted values src[0..n) to out[kept..], skipping repeats (of each other, and of `last` when `hasLast`);
- * returns the new count. src may be out itself when kept is 0.
- */
+/** Copies the sorted values src[0..n) to out without repeats; returns how many are left. src may be out itself. */
 // @ts-ignore: decorator
-@inline function dropRepeats(src: usize, out: usize, n: i32, kept: i32, hasLast: bool, last: u64): i32 {
+@inline function dropRepeats(src: usize, out: usize, n: i32): i32 {
+  let kept = 0;
+  let last: u64 = 0;
   for (let i = 0; i < n; i++) {
     let v = load<u64>(src + (<usize>i << 3));
-    if (!hasLast || v != last) {
+    if (kept == 0 || v != last) {
       store<u64>(out + (<usize>kept << 3), v);
       kept++;
       last = v;
-      hasLast = true;
     }
   }
   return kept;
+}
+
+/** Insertion sort of p[lo..hi] (inclusive): for short ranges, and for arrays whose values are nearly in place. */
+// @ts-ignore: decorator
+@inline function insertionSortU64(p: usize, lo: i32, hi: i32): void {
+  for (let i = lo + 1; i <= hi; i++) {
+    let v = load<u64>(p + (<usize>i << 3));
+    let k = i - 1;
+    while (k >= lo && load<u64>(p + (<usize>k << 3)) > v) {
+      store<u64>(p + (<usize>(k + 1) << 3), load<u64>(p + (<usize>k << 3)));
+      k--;
+    }
+    store<u64>(p + (<usize>(k + 1) << 3), v);
+  }
 }
 
 /**
@@ -267,13 +269,5 @@ function sortU64(p: usize, lo: i32, hi: i32): void {
       hi = j;
     }
   }
-  for (let i = lo + 1; i <= hi; i++) {
-    let v = load<u64>(p + (<usize>i << 3));
-    let k = i - 1;
-    while (k >= lo && load<u64>(p + (<usize>k << 3)) > v) {
-      store<u64>(p + (<usize>(k + 1) << 3), load<u64>(p + (<usize>k << 3)));
-      k--;
-    }
-    store<u64>(p + (<usize>(k + 1) << 3), v);
-  }
+  insertionSortU64(p, lo, hi);
 }
