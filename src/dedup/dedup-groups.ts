@@ -199,10 +199,6 @@ export function collapse(
 }
 
 /**
- * The candidate pairs of documents from the join of the distinct fingerprints (`found`, over their indices):
- * distinct texts with one fingerprint, and every pair across two fingerprints within k. Counted before allocating.
- */
-/**
  * table[values[i]] for each i, in place when `inPlace`: a loop, since TypedArray map with a callback was several
  * times slower (~40 ms for the 7·10^5 candidates of the bench's 25 MB).
  */
@@ -212,6 +208,10 @@ function mapped(values: Uint32Array, table: ArrayLike<number>, inPlace = false):
   return out;
 }
 
+/**
+ * The candidate pairs of documents from the join of the distinct fingerprints (`found`, over their indices):
+ * distinct texts with one fingerprint, and every pair across two fingerprints within k. Counted before allocating.
+ */
 export function candidatePairs(c: Collapsed, found: NearDuplicatePairs): NearDuplicatePairs {
   const count = pairsWithin(c.fpGroups) + pairsAcross(c.fpGroups, found.a, found.b);
   if (count > MAX_JOIN_PAIRS) {
