@@ -221,12 +221,19 @@ async function onShard<T>(shards: readonly Shard[], i: number, what: string, op:
   }
 }
 
-function onEveryShard<T>(
+/**
+ * `op` on every shard at once. It settles when every shard has (a failure is thrown once the others are done, the
+ * first shard's in order), so no caller goes on, say to drop tables, while a shard is still at the step.
+ */
+async function onEveryShard<T>(
   shards: readonly Shard[],
   what: string,
   op: (s: Shard, i: number) => Promise<T>,
 ): Promise<T[]> {
-  return Promise.all(shards.map((_, i) => onShard(shards, i, what, (s) => op(s, i))));
+  const results = await Promise.allSettled(shards.map((_, i) => onShard(shards, i, what, (s) => op(s, i))));
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
 async function command(shard: Shard, query: string, settings: Record<string, string | number> = {}): Promise<void> {
@@ -529,20 +536,19 @@ export class ClickHouseTables {
     await this.checkComplete();
     // One name on every shard: the round's Distributed table routes rows to the same-named table on each.
     const scratch = `${this.names.base}_join_${randomUUID().replace(/-/g, '')}`;
-    // Every shard ends a step before any starts the next (allShards waits for all, even after a failure), so a
-    // join never starts before every shard has sent its key rows, and a drop never races a shard still writing.
-    const allShards = async (what: string, op: (s: Shard) => Promise<void>) => {
-      const results = await Promise.allSettled(this.shards.map((_, i) => onShard(this.shards, i, what, op)));
-      for (const r of results) if (r.status === 'rejected') throw r.reason;
-    };
     const rounds = joinSql(this.plan, this.names, scratch);
+    // Every shard ends a step before any starts the next (onEveryShard waits for all, even after a failure), so a
+    // join never starts before every shard has sent its key rows, and a drop never races a shard still writing.
     const prepare = async (round: JoinRoundSql) => {
-      for (const sql of round.create) await allShards('creating the join round tables', (s) => command(s, sql));
-      await allShards('sending its key rows', (s) => command(s, round.scatter, SCATTER_SETTINGS));
+      for (const sql of round.create)
+        await onEveryShard(this.shards, 'creating the join round tables', (s) => command(s, sql));
+      await onEveryShard(this.shards, 'sending its key rows', (s) => command(s, round.scatter, SCATTER_SETTINGS));
     };
     const drop = async (round: JoinRoundSql | undefined) => {
       for (const sql of round?.drop ?? [])
-        await allShards('dropping the join round tables', (s) => command(s, sql)).catch(() => undefined);
+        await onEveryShard(this.shards, 'dropping the join round tables', (s) => command(s, sql)).catch(
+          () => undefined,
+        );
     };
     // Round r + 1 is created and its key rows sent while round r joins: the sends use the cores that the ends of
     // the shards' joins leave idle (measured at 10^7 on 3 local shards: 62.9 s with a pause between rounds).
@@ -550,23 +556,18 @@ export class ClickHouseTables {
     let next: Promise<void> | null = rounds.length > 0 ? prepare(rounds[0]!) : null;
     try {
       for (; r < rounds.length; r++) {
-        const ready = next!;
-        next = null;
-        await ready;
-        if (r + 1 < rounds.length) {
-          next = prepare(rounds[r + 1]!);
-          next.catch(() => undefined); // awaited below or in finally; this only keeps it from being "unhandled"
-        }
         try {
+          await next; // round r's tables and key rows
+          next = r + 1 < rounds.length ? prepare(rounds[r + 1]!) : null;
+          next?.catch(() => undefined); // awaited next round or below; this only keeps it from being "unhandled"
           yield* mergeStreams(this.shards.map((_, i) => this.streamPairs(i, rounds[r]!.join, 'joining its keys')));
         } finally {
           await drop(rounds[r]);
         }
       }
     } finally {
-      // Stopped early or failed: wait for a round still being sent, then drop it and the current one (IF EXISTS).
+      // Stopped early or failed: wait for the next round if it is being sent, then drop it (IF EXISTS).
       await next?.catch(() => undefined);
-      await drop(rounds[r]);
       await drop(rounds[r + 1]);
     }
   }

@@ -169,8 +169,8 @@ export function dropSql(names: TableNames): string[] {
  * Key rows that one pass of a shard's join gathers, about (planned): its Memory table and hash table stay bounded.
  * Smaller hash tables join faster, but every pass reads all fingerprints again. Measured at 10^7, k = 3, on 3 local
  * shards of 18.16 (2026-12-01; the join SQL alone, pairs counted on the server): passes of 5·10^6 key rows (one
- * part each) took 46.7-51.5 s (CPU 91-100 s), passes
- * of 10^7 52.8-55.0 s (CPU 103-107 s), and half parts (2.5·10^6, split on one more key bit) 65.5 s.
+ * part each) took 46.7-51.5 s (CPU 91-100 s), passes of 10^7 52.8-55.0 s (CPU 103-107 s), and half parts
+ * (2.5·10^6, split on one more key bit) 65.5 s.
  */
 export const PASS_KEY_ROWS = 5_000_000;
 
