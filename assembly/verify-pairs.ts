@@ -143,6 +143,28 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
   while (i < nx && j < ny) {
     if (common + min(nx - i, ny - j) < needed) return false;
     if (common >= needed && <f64>common / <f64>(total - common) >= t) return true;
+    if (ASC_FEATURE_SIMD && nx - i >= 4 && ny - j >= 4) {
+      // Blocks of 4 against 4: all 16 hashes compared at once, then the block with the smaller last hash moves
+      // on (both when they are equal): none of its hashes can equal a later one of the other set, and no pair is
+      // compared in two rounds, so every common hash is counted once. A round moves 4 hashes where a scalar step
+      // moves one, and the steps' chain of dependent loads is what limits the merge.
+      let rounds = min(8, min((nx - i) >> 2, (ny - j) >> 2));
+      for (let r = 0; r < rounds; r++) {
+        let px = x + (<usize>i << 3);
+        let py = y + (<usize>j << 3);
+        let a0 = v128.load(px), a1 = v128.load(px, 16);
+        let b0 = v128.load(py), b1 = v128.load(py, 16);
+        let c0 = i64x2.shuffle(b0, b0, 1, 0), c1 = i64x2.shuffle(b1, b1, 1, 0);
+        let m0 = v128.or(v128.or(i64x2.eq(a0, b0), i64x2.eq(a0, c0)), v128.or(i64x2.eq(a0, b1), i64x2.eq(a0, c1)));
+        let m1 = v128.or(v128.or(i64x2.eq(a1, b0), i64x2.eq(a1, c0)), v128.or(i64x2.eq(a1, b1), i64x2.eq(a1, c1)));
+        common += <i32>popcnt<u32>(<u32>i64x2.bitmask(m0) | (<u32>i64x2.bitmask(m1) << 2));
+        let u = load<u64>(px, 24);
+        let v = load<u64>(py, 24);
+        i += <i32>(u <= v) << 2;
+        j += <i32>(v <= u) << 2;
+      }
+      continue;
+    }
     // A block of branchless merge steps (a step advances i, j or both, so neither runs out within the block):
     // equal and unequal hashes alternate unpredictably, and a branch per step cost more than the steps.
     let steps = min(32, min(nx - i, ny - j));

@@ -99,7 +99,24 @@ describe('exact copies', () => {
   it('exactCopies gives the first identical text, as a plain scan comparing texts finds it', () => {
     const texts = copyHeavy(3, 60, 300);
     texts.push('\ud800', '\ufffd', encoder.encode('\ufffd'), '\ud800');
+    expectPlainFirst(texts);
+  });
+
+  it('exactCopies on strings only and on bytes only (texts that share a sampled key) equals the plain scan', () => {
+    // Same length and same sampled positions, one code unit apart at an unsampled one: the cheap key is shared,
+    // so only the content hash tells them apart; copies of each must still be found, before and after.
+    const a = 'x'.repeat(100);
+    const b = `x${'y'}${'x'.repeat(98)}`;
+    const strings = [...copyHeavy(4, 40, 200).map(plain), a, b, 'z', b, a, '', '', 'é', '\ud800'];
+    expectPlainFirst(strings);
+    expectPlainFirst(strings.map((t) => encoder.encode(t)));
+    expectPlainFirst(['only one']);
+    expectPlainFirst([]);
+  });
+
+  function expectPlainFirst(texts: Array<string | Uint8Array>): void {
     const got = exactCopies(texts);
+    expect(got.length).toBe(texts.length);
     texts.forEach((t, i) => {
       let first = i;
       for (let j = 0; j < i; j++) {
@@ -117,7 +134,7 @@ describe('exact copies', () => {
       }
       expect(got[i], `${i}: ${JSON.stringify(plain(t))}`).toBe(first);
     });
-  });
+  }
 
   it('content hashes are XXH3 of the UTF-8 bytes with seeds 0 and 1; firstOfEqual on 1 and 2 words', () => {
     const h = contentHashes(['', 'a', encoder.encode('a'), 'é']);
