@@ -1,6 +1,7 @@
-// Exact copies, found before the join so that dedup's work grows with the number of distinct texts: texts whose
-// length and sampled code units no other text shares have no copy; the others get a 128-bit content hash in WebAssembly (XXH3-64, seeds 0 and 1, over its UTF-8 bytes; assembly/exact-copies.ts),
-// groups of equal hashes through a hash table there, each membership confirmed here by comparing the texts.
+// Exact copies, found before the join so that dedup's work grows with the number of distinct texts: a text whose
+// length and sampled code units no other text shares has no copy; the others get a 128-bit content hash in
+// WebAssembly (XXH3-64, seeds 0 and 1, over its UTF-8 bytes; assembly/exact-copies.ts), groups of equal hashes
+// through a hash table there, each membership confirmed here by comparing the texts.
 import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 
