@@ -175,8 +175,8 @@ function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
  * pass fingerprints and builds shingle sets for. The texts are in memory already, and a window that holds every
  * candidate document builds each set once: with 32 MiB windows (VERIFY_WINDOW_BYTES, the streaming path's), 210 MB
  * of real text with 10 edited copies of each document, shuffled, rebuilt its sets in ~150 windows and verification
- * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the UTF-8 (1 to 3 bytes per string unit)
- * plus the sets (about 1.3 bytes per byte of English text, up to twice that while they grow).
+ * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the sets (about 1.3 bytes per byte of
+ * English text, up to twice that while they grow) and a 4 MiB chunk of UTF-8 at a time.
  */
 export const DEDUP_WINDOW_BYTES = 256 << 20;
 

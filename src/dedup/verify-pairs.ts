@@ -50,10 +50,13 @@ const UNSET = 0xffffffff;
  * Text size (string lengths or bytes) of the documents sent to WebAssembly per window. A pair is tested only when
  * both its documents are in one window, so a document in pairs of several windows is tokenized once per window:
  * the candidates of a corpus up to this size take one window (measured: 8 MiB windows tokenized the bench's 25 MB
- * corpus about 10 times over). Memory: the UTF-8 (1 to 3 bytes per string unit) plus the sets, about 1.3 bytes
- * per byte of English text.
+ * corpus about 10 times over). Memory: the sets, about 1.3 bytes per byte of English text, and the UTF-8 (1 to 3
+ * bytes per string unit) of a PASS_CHUNK_BYTES chunk at a time.
  */
 export const VERIFY_WINDOW_BYTES = 32 << 20;
+
+/** Text (string units or bytes) encoded at a time by one pass over a window: a few MiB stay in cache. */
+export const PASS_CHUNK_BYTES = 4 << 20;
 
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
@@ -222,40 +225,75 @@ function buildPass(
   width: number,
   bits: 64 | 128 | 0,
   owner: object | null,
+  chunkBytes = PASS_CHUNK_BYTES,
 ): BuiltPass {
   const { heap } = rt;
   const r = regions(rt);
   const kernels = rt.kernels as unknown as VerifyKernels;
   const count = docs.length;
-  const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs);
-  const scratch = r.scratch.reserve(2 * longest + 64);
+  let size = 0; // string units or bytes: what the first set memory is sized by
+  for (const d of docs) size += d.length;
   const offsetBytes = align16((count + 1) * 4);
   const outBytes = bits === 0 ? 0 : align16((count * bits) / 8);
   const work = r.work.reserve(2 * offsetBytes + outBytes + (bits === 0 ? 0 : count * 8));
   const starts = work + offsetBytes;
   const out = bits === 0 ? 0 : starts + offsetBytes;
   const counts = bits === 0 ? 0 : out + outBytes;
-  heap.u32.set(offsets, work >>> 2);
   heap.u32[starts >>> 2] = 0;
   const owned = verifyRegions(heap);
   owned.setsOwner = owner; // whatever was there before is overwritten now
   const region = owned.sets;
-  // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch).
-  let capacity = Math.ceil(offsets[count]! / 4) + 2 * longest + count + 2;
+  let capacity = Math.ceil(size / 4) + count + 2;
   let sets = region.reserve(capacity * 8);
-  let done = 0;
-  for (;;) {
-    done = kernels.buildShingleSets(text, work, done, count, width, scratch, sets, capacity, starts, bits, out, counts);
-    if (done === count) return { sets, starts, out, counts };
-    const used = heap.u32[(starts >>> 2) + done]!;
-    capacity = Math.max(2 * capacity, used + 2 * longest + 2);
-    sets = region.reserve(capacity * 8, used * 8);
+  const stride = bits / 8;
+  // The texts are encoded a chunk at a time into the same text memory: the sets are all that has to stay, and the
+  // UTF-8 is read while it is still in cache (one encoding of a whole 256 MiB window also touched that much fresh
+  // memory, a page fault per 4 KiB).
+  for (let first = 0; first < count; ) {
+    let last = first;
+    let bytes = 0;
+    do bytes += docs[last++]!.length;
+    while (last < count && bytes + docs[last]!.length <= chunkBytes);
+    const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs.slice(first, last));
+    const scratchBytes = align16(2 * longest + 64);
+    const scratch = r.scratch.reserve(scratchBytes + align16(offsets.byteLength));
+    const local = scratch + scratchBytes; // the chunk's offsets
+    heap.u32.set(offsets, local >>> 2);
+    let done = 0;
+    for (;;) {
+      done = kernels.buildShingleSets(
+        text,
+        local,
+        done,
+        last - first,
+        width,
+        scratch,
+        sets,
+        capacity,
+        starts + first * 4,
+        bits,
+        bits === 0 ? 0 : out + first * stride,
+        bits === 0 ? 0 : counts + first * 8,
+      );
+      if (done === last - first) break;
+      // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch).
+      const used = heap.u32[(starts >>> 2) + first + done]!;
+      capacity = Math.max(2 * capacity, used + 2 * longest + 2);
+      sets = region.reserve(capacity * 8, used * 8);
+    }
+    first = last;
   }
+  return { sets, starts, out, counts };
 }
 
 /** The shingle sets of `docs` (one window), built in WebAssembly memory. */
-function buildSets(rt: Runtime, docs: readonly (string | Uint8Array)[], width: number): BuiltSets {
-  return buildPass(rt, docs, width, 0, null);
+function buildSets(
+  rt: Runtime,
+  docs: readonly (string | Uint8Array)[],
+  width: number,
+  chunkBytes = PASS_CHUNK_BYTES,
+): BuiltSets {
+  return buildPass(rt, docs, width, 0, null, chunkBytes);
 }
 
 /** Tests the `pending` pairs on built sets; `local[d]` is document d's set in them. */
@@ -365,6 +403,7 @@ export function fingerprintWithSets(
   texts: readonly (string | Uint8Array)[],
   docs: readonly number[],
   plan: Plan,
+  chunkBytes = PASS_CHUNK_BYTES,
 ): { fingerprints: BigUint64Array; featureCounts: Float64Array; prebuilt: PrebuiltSets } {
   const rt = wasm();
   const { heap } = rt;
@@ -378,6 +417,7 @@ export function fingerprintWithSets(
     plan.width,
     bits,
     token,
+    chunkBytes,
   );
   const fingerprints = heap.u64.slice(out >>> 3, (out >>> 3) + count * words);
   const featureCounts = heap.f64.slice(counts >>> 3, (counts >>> 3) + count);
@@ -405,6 +445,7 @@ export function shingleSets(
   texts: readonly (string | Uint8Array)[],
   width: number,
   windowBytes = VERIFY_WINDOW_BYTES,
+  chunkBytes = PASS_CHUNK_BYTES,
 ): BigUint64Array[] {
   const rt = wasm();
   const out: BigUint64Array[] = [];
@@ -414,7 +455,7 @@ export function shingleSets(
     let bytes = 0;
     do bytes += texts[last++]!.length;
     while (last < texts.length && bytes + texts[last]!.length <= windowBytes);
-    const { sets, starts } = buildSets(rt, texts.slice(first, last), width);
+    const { sets, starts } = buildSets(rt, texts.slice(first, last), width, chunkBytes);
     const u32 = rt.heap.u32;
     const u64 = rt.heap.u64;
     for (let d = 0; d < last - first; d++) {

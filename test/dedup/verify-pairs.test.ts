@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
 import {
+  PASS_CHUNK_BYTES,
   VERIFY_WINDOW_BYTES,
   fingerprintWithSets,
   fingerprintsShareShingles,
@@ -43,12 +44,15 @@ describe('verification in WebAssembly against the plain reference', () => {
   it('shingle sets are the reference shingle hashes, sorted and distinct, for widths 1-5 and 64', () => {
     const texts = families(11, 120, 14);
     texts.push('', '©', '%s ???', 'one', 'one two', '中文');
-    for (const width of [1, 2, 3, 4, 5, 64]) {
-      const sets = shingleSets(texts, width);
-      texts.forEach((t, i) => {
-        const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-        expect([...sets[i]!], `width ${width}: ${JSON.stringify(t)}`).toEqual(expected);
-      });
+    // Texts encoded a chunk at a time: the default, one document per chunk, and chunks that split the batch.
+    for (const chunk of [PASS_CHUNK_BYTES, 1, 5000]) {
+      for (const width of [1, 2, 3, 4, 5, 64]) {
+        const sets = shingleSets(texts, width, VERIFY_WINDOW_BYTES, chunk);
+        texts.forEach((t, i) => {
+          const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+          expect([...sets[i]!], `width ${width}, chunks of ${chunk}: ${JSON.stringify(t)}`).toEqual(expected);
+        });
+      }
     }
   });
 
@@ -58,8 +62,12 @@ describe('verification in WebAssembly against the plain reference', () => {
     const texts = Array.from({ length: 40 }, () =>
       String.fromCodePoint(...Array.from({ length: 1000 }, () => 0x4e00 + Math.floor(next() * 20000))),
     );
-    for (const width of [1, 3]) {
-      const sets = shingleSets(texts, width);
+    for (const [width, chunk] of [
+      [1, PASS_CHUNK_BYTES],
+      [3, PASS_CHUNK_BYTES],
+      [3, 3500], // a few documents per chunk: the memory grows between chunks and within one
+    ] as const) {
+      const sets = shingleSets(texts, width, VERIFY_WINDOW_BYTES, chunk);
       texts.forEach((t, i) => {
         const expected = [...refSet(t, width)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
         expect([...sets[i]!], `width ${width}`).toEqual(expected);
@@ -162,10 +170,15 @@ describe('verification in WebAssembly against the plain reference', () => {
     texts.push('', '©', 'one', 'one two', 'a\ud800b c d', new TextEncoder().encode('bytes as a document, too'));
     for (let i = 0; i < 30; i++) texts.push(randomDocument(next, 12));
     const docs = texts.map((_, i) => i).filter((i) => i % 7 !== 3); // a subset, as dedup's distinct texts
-    for (const bits of [64, 128] as const) {
+    for (const [bits, chunk] of [
+      [64, PASS_CHUNK_BYTES],
+      [128, PASS_CHUNK_BYTES],
+      [64, 1],
+      [128, 2000],
+    ] as const) {
       const plan = createSimHasher({ bits }).options;
       expect(fingerprintsShareShingles(plan, { threshold: 0.6, width: 3 })).toBe(true);
-      const { fingerprints, featureCounts, prebuilt } = fingerprintWithSets(texts, docs, plan);
+      const { fingerprints, featureCounts, prebuilt } = fingerprintWithSets(texts, docs, plan, chunk);
       const want = createSimHasher({ bits }).hashManyDetailed(docs.map((d) => texts[d]!));
       expect(Array.from(fingerprints), `${bits} bits`).toEqual(Array.from(want.fingerprints));
       expect(Array.from(featureCounts), `${bits} bits`).toEqual(Array.from(want.featureCounts));
