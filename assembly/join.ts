@@ -323,6 +323,17 @@ export function joinWalk64(
     for (; i < end; i++) {
       let pi = load<u64>(keys + (<usize>i << 3));
       if (j <= i) j = i + 1;
+      // Four candidates per step, tested together: bit 7 of popcount + 127 - k is set exactly when popcount > k,
+      // so one AND tells that all four are too far (nearly every step of a long run), and no branch per candidate
+      // waits on its popcount (k = 12 at 15 blocks: runs of ~100, the walk was 14.5 s of 19.7).
+      let off = <u64>(127 - k);
+      for (; j + 4 <= end; j += 4) {
+        let p = keys + (<usize>j << 3);
+        let t = (popcnt<u64>(pi ^ load<u64>(p)) + off) & (popcnt<u64>(pi ^ load<u64>(p, 8)) + off)
+          & (popcnt<u64>(pi ^ load<u64>(p, 16)) + off) & (popcnt<u64>(pi ^ load<u64>(p, 24)) + off);
+        if ((t & 128) != 0) continue;
+        break; // one of them is near: the loop below takes them one by one from j
+      }
       for (; j < end; j++) {
         let x = pi ^ load<u64>(keys + (<usize>j << 3));
         if (<u32>popcnt<u64>(x) > k) continue;
