@@ -156,12 +156,14 @@ function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
 }
 
 /**
- * How many pairs of fingerprints agree on the top b bits of their (low) word, b = log2 n rounded up, at most 24: a
- * bucket per fingerprint or so (64 MiB and ~40 ms at 10^7), so small joins do not pay for a large table.
+ * How many pairs of fingerprints agree on the top b bits of their (low) word. b is the fewest bits (8 to 24) at
+ * which n random fingerprints would share at most half of MAX_JOIN_PAIRS: each count is a cache miss, and a
+ * smaller table misses less (10^7: 2^20 buckets, 190-200 ms; the 2^24 of a bucket per fingerprint took 500 ms).
  */
 function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
   const halves = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
-  const b = Math.min(24, Math.ceil(Math.log2(fps.length / words)));
+  const n = fps.length / words;
+  const b = Math.max(8, Math.min(24, Math.ceil(Math.log2((n * n) / 2 / (MAX_JOIN_PAIRS / 2)))));
   const buckets = new Uint32Array(2 ** b);
   const shift = 32 - b;
   let pairs = 0;

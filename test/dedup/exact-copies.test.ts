@@ -242,8 +242,8 @@ describe('dedup collapses exact copies first', () => {
     const fine = new BigUint64Array(2000).fill(42n);
     expect(findNearDuplicates(fine, { k: 0 }).a.length).toBe((2000 * 1999) / 2);
     // 2·10^4 fingerprints (more pairs in all than the limit) that share their top 24 bits but are all distinct: the
-    // quick bound (pairs within 24-bit buckets) is over the limit, so the exact count decides, and finds no
-    // identical pair to refuse.
+    // quick bound (pairs within buckets of the top 8 to 24 bits) is over the limit, so the exact count decides, and
+    // finds no identical pair to refuse.
     const distinct = new BigUint64Array(2e4);
     for (let i = 0; i < 2e4; i++) distinct[i] = (0xabcdefn << 40n) | BigInt(i * 0x10001);
     const within = findNearDuplicates(distinct, { k: 0 });
