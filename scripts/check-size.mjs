@@ -8,8 +8,10 @@
 // base64 literals shows up at once. gzip is what a browser downloads; raw size is what a bundler or Node parses.
 // Issue 12 (verification and exact copies in WebAssembly: +4.5 KiB per build, embedded twice as base64) took
 // index.* to 125 KiB gzip: their gzip budget was then 136 KiB. Issue 15's four-stream scans and batched index
-// probes (+1.8 KiB per build) and the sampled join plan took them to 139 KiB: the budget is now 144 KiB, still far
-// below what a second copy of either build (+30 KiB as base64) would add.
+// probes (+1.8 KiB per build) and the sampled join plan took them to 139 KiB: the budget was then 144 KiB. The SIMD
+// build's block merge, the join walk's four-candidate steps and the shingle sort's exchange pass took index.cjs to
+// 144.3 KiB: the budget is now 148 KiB, still far below what a second copy of either build (+30 KiB as base64)
+// would add.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -17,8 +19,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 512 * KB, gzip: 144 * KB },
-  'dist/index.cjs': { raw: 512 * KB, gzip: 144 * KB },
+  'dist/index.mjs': { raw: 512 * KB, gzip: 148 * KB },
+  'dist/index.cjs': { raw: 512 * KB, gzip: 148 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
   'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
