@@ -316,6 +316,7 @@ export function joinWalk64(
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
   let count: u32 = 0;
+  let off = <u64>(127 - k);
   while (i < n) {
     let prefix = load<u64>(keys + (<usize>i << 3)) & topMask;
     let end = i + 1;
@@ -326,7 +327,6 @@ export function joinWalk64(
       // Four candidates per step, tested together: bit 7 of popcount + 127 - k is set exactly when popcount > k,
       // so one AND tells that all four are too far (nearly every step of a long run), and no branch per candidate
       // waits on its popcount (k = 12 at 15 blocks: runs of ~100, the walk was 14.5 s of 19.7).
-      let off = <u64>(127 - k);
       for (; j + 4 <= end; j += 4) {
         let p = keys + (<usize>j << 3);
         let t = (popcnt<u64>(pi ^ load<u64>(p)) + off) & (popcnt<u64>(pi ^ load<u64>(p, 8)) + off)

@@ -2,7 +2,7 @@
 // length and sampled code units no other text shares has no copy; the others get a 128-bit content hash in
 // WebAssembly (XXH3-64, seeds 0 and 1, over its UTF-8 bytes; assembly/exact-copies.ts), groups of equal hashes
 // through a hash table there, each membership confirmed here by comparing the texts.
-import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { align16, chunks, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 
 interface ExactKernels {
@@ -18,12 +18,10 @@ export function contentHashes(texts: readonly (string | Uint8Array)[]): BigUint6
   const rt = wasm();
   const kernels = rt.kernels as unknown as ExactKernels;
   const out = new BigUint64Array(texts.length * 2);
-  let first = 0;
-  while (first < texts.length) {
-    let last = first;
-    let bytes = 0;
-    do bytes += texts[last++]!.length;
-    while (last < texts.length && bytes + texts[last]!.length <= HASH_WINDOW_BYTES);
+  for (const [first, last] of chunks(
+    texts.map((t) => t.length),
+    HASH_WINDOW_BYTES,
+  )) {
     const r = regions(rt);
     const { ptr, offsets } = encodeTexts(rt.heap, r.text, texts.slice(first, last));
     const count = last - first;
@@ -32,7 +30,6 @@ export function contentHashes(texts: readonly (string | Uint8Array)[]): BigUint6
     rt.heap.u32.set(offsets, work >>> 2);
     kernels.contentHashes(ptr, work, count, hashes);
     out.set(rt.heap.u64.subarray(hashes >>> 3, (hashes >>> 3) + count * 2), first * 2);
-    first = last;
   }
   return out;
 }

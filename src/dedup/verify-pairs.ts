@@ -7,7 +7,7 @@
 import type { NearDuplicatePairs } from './join.js';
 import { show } from '../errors.js';
 import { Region, type Heap } from '../runtime/heap.js';
-import { align16, encodeTexts, regions } from '../runtime/marshal.js';
+import { align16, chunks, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import type { Plan } from '../fingerprint/options.js';
 import { MODE_SHINGLES } from '../fingerprint/modes.shared.js';
@@ -249,11 +249,10 @@ function buildPass(
   // The texts are encoded a chunk at a time into the same text memory: the sets are all that has to stay, and the
   // UTF-8 is read while it is still in cache (one encoding of a whole 256 MiB window also touched that much fresh
   // memory, a page fault per 4 KiB).
-  for (let first = 0; first < count; ) {
-    let last = first;
-    let bytes = 0;
-    do bytes += docs[last++]!.length;
-    while (last < count && bytes + docs[last]!.length <= chunkBytes);
+  for (const [first, last] of chunks(
+    docs.map((d) => d.length),
+    chunkBytes,
+  )) {
     const { ptr: text, offsets, longest } = encodeTexts(heap, r.text, docs.slice(first, last));
     const scratchBytes = align16(2 * longest + 64);
     const scratch = r.scratch.reserve(scratchBytes + align16(offsets.byteLength));
@@ -281,7 +280,6 @@ function buildPass(
       capacity = Math.max(2 * capacity, used + 2 * longest + 2);
       sets = region.reserve(capacity * 8, used * 8);
     }
-    first = last;
   }
   return { sets, starts, out, counts };
 }
@@ -449,12 +447,10 @@ export function shingleSets(
 ): BigUint64Array[] {
   const rt = wasm();
   const out: BigUint64Array[] = [];
-  let first = 0;
-  while (first < texts.length) {
-    let last = first;
-    let bytes = 0;
-    do bytes += texts[last++]!.length;
-    while (last < texts.length && bytes + texts[last]!.length <= windowBytes);
+  for (const [first, last] of chunks(
+    texts.map((t) => t.length),
+    windowBytes,
+  )) {
     const { sets, starts } = buildSets(rt, texts.slice(first, last), width, chunkBytes);
     const u32 = rt.heap.u32;
     const u64 = rt.heap.u64;
@@ -463,7 +459,6 @@ export function shingleSets(
       const e = u32[(starts >>> 2) + d + 1]!;
       out.push(u64.slice((sets >>> 3) + s, (sets >>> 3) + e));
     }
-    first = last;
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // here; the plan's preset (presets/) reads feature lists, marshals each batch and runs its kernel, one
 // WebAssembly call per batch and kind of input.
 import { checkAttached, show } from '../errors.js';
-import { align16, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
+import { align16, chunks, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
 import { type PackedTexts, packTexts, recycleBuffer, transferOf, unpackTexts } from '../runtime/pool-texts.js';
 import { offerTasks } from '../runtime/pool-worker.js';
@@ -112,23 +112,6 @@ function featureBytes(doc: FeatureDoc): number {
   let units = 0;
   for (const s of doc.strings) units += s.length;
   return units * 3 + doc.strings.length * (doc.weights ? 12 : 4);
-}
-
-/** Splits positions 0..sizes.length-1 into consecutive runs of at most `limit` bytes (a larger item goes alone). */
-function chunks(sizes: readonly number[], limit = CHUNK_BYTES): Array<[start: number, end: number]> {
-  const runs: Array<[number, number]> = [];
-  let start = 0;
-  let bytes = 0;
-  for (let i = 0; i < sizes.length; i++) {
-    if (i > start && bytes + sizes[i]! > limit) {
-      runs.push([start, i]);
-      start = i;
-      bytes = 0;
-    }
-    bytes += sizes[i]!;
-  }
-  if (start < sizes.length) runs.push([start, sizes.length]);
-  return runs;
 }
 
 class Hasher implements SimHasher {
@@ -293,11 +276,11 @@ class Hasher implements SimHasher {
   private execute(rt: Runtime, batch: Classified, fingerprints: BigUint64Array, featureCounts: Float64Array): void {
     const { preset, options: plan } = this;
     const { texts, textIndex, textSizes, featureDocs, featureSizes } = batch;
-    for (const [start, end] of chunks(textSizes)) {
+    for (const [start, end] of chunks(textSizes, CHUNK_BYTES)) {
       const output = preset.runTexts(rt, texts.slice(start, end), plan);
       this.collect(rt, output, textIndex.slice(start, end), fingerprints, featureCounts);
     }
-    for (const [start, end] of chunks(featureSizes)) {
+    for (const [start, end] of chunks(featureSizes, CHUNK_BYTES)) {
       const docs = featureDocs.slice(start, end);
       const output = preset.runFeatures(rt, docs, plan);
       this.collect(

@@ -174,3 +174,20 @@ export function flattenFeatures(docs: readonly FeatureList[]): {
   for (const d of docs) for (const s of d.strings) strings[k++] = s;
   return { strings, docOffsets, weighted };
 }
+
+/** Splits positions 0..sizes.length-1 into consecutive runs of at most `limit` bytes (a larger item goes alone). */
+export function chunks(sizes: readonly number[], limit: number): Array<[start: number, end: number]> {
+  const runs: Array<[number, number]> = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    if (i > start && bytes + sizes[i]! > limit) {
+      runs.push([start, i]);
+      start = i;
+      bytes = 0;
+    }
+    bytes += sizes[i]!;
+  }
+  if (start < sizes.length) runs.push([start, sizes.length]);
+  return runs;
+}
