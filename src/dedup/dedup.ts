@@ -34,7 +34,15 @@ import { wasm } from '../runtime/wasm.js';
 import type { JoinPlan } from './join-plan.js';
 import { planJoinFor } from './join-estimate.js';
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
-import { JOIN_TASK, type JoinTask, type NearDuplicatePairs, findWithPlan, mergePairKeys, walkTables } from './join.js';
+import {
+  JOIN_TASK,
+  type JoinTask,
+  type NearDuplicatePairs,
+  findWithPlan,
+  mergePairKeys,
+  tableShares,
+  walkTables,
+} from './join.js';
 import { checkThreads, sharedPool } from '../runtime/pool.js';
 
 export type { JoinPlan } from './join-plan.js';
@@ -197,9 +205,8 @@ export async function findInThreads(
 ): Promise<NearDuplicatePairs> {
   const rt = wasm();
   const shares = Math.min(threads, plan.tables.length);
-  // Contiguous runs of tables: neighbours mostly share their first key block, which one scatter serves (join.ts).
-  const share = (s: number) =>
-    plan.tables.map((_, t) => t).filter((t) => Math.floor((t * shares) / plan.tables.length) === s);
+  const split = tableShares(plan, shares);
+  const share = (s: number) => split[s]!;
   const pool = sharedPool();
   // Posted before this thread starts its own share, so all run at once.
   const jobs: Promise<BigUint64Array>[] = [];

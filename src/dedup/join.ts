@@ -47,6 +47,7 @@ interface JoinKernels {
     lowShift: number,
     digitBits: number,
     hist: number,
+    permuted: boolean,
   ): void;
   joinScatter128(
     fps: number,
@@ -233,8 +234,11 @@ export function walkTables(
     }
     return m;
   });
-  /** Sorts the table scattered into B (m entries from entry `from`) on passes 1 to `upTo`, then walks its runs. */
-  const sortAndWalk = (table: number, from: number, m: number, upTo = passes): void => {
+  /**
+   * Sorts the table scattered into B (m entries from entry `from`) on passes 1 to `upTo`, then walks its runs; with
+   * `unpermuted`, the entries are the fingerprints as they were, tested with those masks (p.masks holds the blocks').
+   */
+  const sortAndWalk = (table: number, from: number, m: number, upTo = passes, unpermuted?: Unpermuted): void => {
     const off = (buf: number, bytes: number) => (buf === 0 ? 0 : buf + from * bytes);
     const inB = kernels.radixSort(
       off(p.keysA, 8),
@@ -263,10 +267,10 @@ export function walkTables(
               keys,
               idx,
               m,
-              topMask,
+              unpermuted ? unpermuted.top : topMask,
               plan.k,
               p.masks,
-              topBits(keyWidth),
+              unpermuted ? unpermuted.key : topBits(keyWidth),
               earlier,
               pairShift,
               out + count * 8,
@@ -301,7 +305,7 @@ export function walkTables(
       const nsegs = useLayout(i);
       if (words === 1) {
         kernels.joinHistogram64(fpsPtr, n, p.segs, sortedSegments[i]!, shift, plan.digitBits, passes, p.hist);
-        kernels.joinScatter64(fpsPtr, 0, n, p.segs, nsegs, p.keysB, p.idxB, shift, plan.digitBits, p.hist);
+        kernels.joinScatter64(fpsPtr, 0, n, p.segs, nsegs, p.keysB, p.idxB, shift, plan.digitBits, p.hist, true);
       } else {
         kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
         kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
@@ -324,17 +328,23 @@ export function walkTables(
     const groupShift = block.start + block.width - groupBits;
     heap.u32.set(identity, p.segs >>> 2);
     kernels.joinHistogram64(fpsPtr, n, p.segs, 1, groupShift, groupBits, 1, p.hist);
-    kernels.joinScatter64(fpsPtr, 0, n, p.segs, 1, p.groupKeys, p.groupIdx, groupShift, groupBits, p.hist);
+    kernels.joinScatter64(fpsPtr, 0, n, p.segs, 1, p.groupKeys, p.groupIdx, groupShift, groupBits, p.hist, false);
     // After the scatter, entry d of the histogram is where bucket d ends.
     const ends = heap.u32.slice(p.hist >>> 2, (p.hist >>> 2) + (1 << groupBits));
     // When the top digit lies within the group's bits, it is the same throughout a bucket: not counted, not sorted.
     const inBucket = shift + (passes - 1) * plan.digitBits >= 64 - groupBits ? passes - 1 : passes;
+    // A bucket sorted by its scatter alone (no later pass reads digits from the keys) keeps the fingerprints as
+    // they are: the scatter computes only digit 0's moves, not all six, and the walk tests runs and rules with
+    // masks in the fingerprints' bit order (xor and popcount do not depend on it). 10^7 at k = 3: 1.1-1.2 s of
+    // 4.3-4.8 was the full permutation.
+    const unpermuted = inBucket <= 1 ? members.map((i) => unpermutedMasks(plan, tables[i]!)) : null;
     let from = 0;
     for (const to of ends) {
       const m = to - from;
       if (m >= 2) {
-        for (const i of members) {
+        for (const [u, i] of members.entries()) {
           const nsegs = useLayout(i);
+          if (unpermuted) heap.u64.set(unpermuted[u]!.blocks, p.masks >>> 3);
           const keys = p.groupKeys + from * 8;
           const idx = p.groupIdx + from * 4;
           kernels.joinHistogram64(
@@ -352,20 +362,76 @@ export function walkTables(
             idx,
             m,
             p.segs,
-            nsegs,
+            unpermuted ? sortedSegments[i]! : nsegs,
             p.keysB + from * 8,
             p.idxB + from * 4,
             shift,
             plan.digitBits,
             p.hist,
+            !unpermuted,
           );
-          sortAndWalk(tables[i]!, from, m, inBucket);
+          sortAndWalk(tables[i]!, from, m, inBucket, unpermuted?.[u]);
         }
       }
       from = to;
     }
   }
   return { ptr: out, count, fpsPtr };
+}
+
+/**
+ * The tables split into `shares` for as many threads. walkTables scatters the input once per group of tables
+ * that share a first key block, which costs about as much as a table, so a 64-bit plan that sorts is split by
+ * whole groups, heaviest first onto the lightest share: 10^7 at k = 3 (groups of 4, 3, 2 and 1 tables) splits
+ * 7 : 7 table-costs, where consecutive tables split 7 : 8 and scattered one group twice. Other plans, or fewer
+ * groups than shares, split into consecutive runs. Every share is non-empty when shares ≤ tables.
+ */
+export function tableShares(plan: JoinPlan, shares: number): number[][] {
+  const tables = plan.tables.map((_, t) => t);
+  const consecutive = () =>
+    Array.from({ length: shares }, (_, s) => tables.filter((t) => Math.floor((t * shares) / tables.length) === s));
+  if (plan.bits !== 64 || plan.sortBits === 0) return consecutive();
+  const groups = new Map<number, number[]>();
+  for (const t of tables) {
+    const first = plan.tables[t]![0]!;
+    groups.set(first, [...(groups.get(first) ?? []), t]);
+  }
+  if (groups.size < shares) return consecutive();
+  const out = Array.from({ length: shares }, () => ({ tables: [] as number[], cost: 0 }));
+  for (const group of [...groups.values()].sort((x, y) => y.length - x.length)) {
+    const lightest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
+    lightest.tables.push(...group);
+    lightest.cost += group.length + 1;
+  }
+  return out.map((share) => share.tables.sort((x, y) => x - y));
+}
+
+/** A 64-bit table's walk masks in the fingerprints' own bit order. */
+interface Unpermuted {
+  /** Each block's bits (p.masks' layout). */
+  blocks: BigUint64Array;
+  /** The bits that the permutation moves to the top sortBits (a run shares them). */
+  top: bigint;
+  /** The key blocks' bits. */
+  key: bigint;
+}
+
+function unpermutedMasks(plan: JoinPlan, table: number): Unpermuted {
+  const mask = (start: number, width: number) => ((1n << BigInt(width)) - 1n) << BigInt(start);
+  const blocks = BigUint64Array.from(plan.blocks, ({ start, width }) => mask(start, width));
+  let top = 0n;
+  let key = 0n;
+  let left = plan.sortBits;
+  // The key blocks lead the permutation in table order, each with its bits in order, so the sorted bits are the
+  // top bits of the first key blocks.
+  for (const id of plan.tables[table]!) {
+    const { start, width } = plan.blocks[id]!;
+    key |= blocks[id]!;
+    const take = Math.min(width, left);
+    if (take > 0) top |= mask(start + width - take, take);
+    left -= take;
+  }
+  return { blocks, top, key };
 }
 
 /** The top `width` bits of a word (none for width ≤ 0, all for width ≥ 64): a table's key in permuted coordinates. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
-import { findWithPlan } from '../../src/dedup/join.js';
+import { findWithPlan, tableShares } from '../../src/dedup/join.js';
 import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
@@ -244,6 +244,51 @@ describe('planJoin', () => {
       }
       expect(wrong).toEqual([]);
     }
+  });
+});
+
+describe('tableShares', () => {
+  it('splits every table into exactly one non-empty share, keeping groups of a first key block whole', () => {
+    for (const [k, b, sortBits] of [
+      [3, 5, 20],
+      [3, 4, 16],
+      [6, 9, 16],
+      [12, 15, 20],
+      [3, 6, 0],
+      [2, 3, 8],
+    ] as const) {
+      for (const bits of [64, 128] as const) {
+        const plan = planWithBlocks(k, bits, b, sortBits);
+        const groups = new Set(plan.tables.map((key) => key[0]));
+        for (let shares = 1; shares <= Math.min(4, plan.tables.length); shares++) {
+          const split = tableShares(plan, shares);
+          const what = `k ${k} b ${b} sortBits ${plan.sortBits} bits ${bits} shares ${shares}`;
+          expect(split.length, what).toBe(shares);
+          for (const share of split) expect(share.length, what).toBeGreaterThan(0);
+          expect(
+            split.flat().sort((x, y) => x - y),
+            what,
+          ).toEqual(plan.tables.map((_, t) => t));
+          if (bits === 64 && plan.sortBits > 0 && groups.size >= shares) {
+            const home = new Map<number, number>();
+            split.forEach((share, s) => {
+              for (const t of share) {
+                const first = plan.tables[t]![0]!;
+                expect(home.get(first) ?? s, `${what}: group ${first} split`).toBe(s);
+                home.set(first, s);
+              }
+            });
+          }
+        }
+      }
+    }
+  });
+  it('balances 10^7 at k = 3 (groups of 4, 3, 2 and 1 tables) 7 : 7, each group scattered once', () => {
+    const plan = planJoin(10_000_000, 3, 64);
+    const split = tableShares(plan, 2);
+    // A share costs about a table per table plus one per group it scatters.
+    const cost = (share: number[]) => share.length + new Set(share.map((t) => plan.tables[t]![0])).size;
+    expect(split.map(cost)).toEqual([7, 7]);
   });
 });
 
