@@ -28,7 +28,7 @@ const MAX_DIGIT = 8; // 256 buckets per pass: measured faster than 11-16 bits at
 // 64-bit tables are sorted a bucket at a time in cache (src/dedup/join.ts), where 1024 buckets per pass measured
 // faster: at 10^7, k = 3 chose 20 sort bits in 2 passes instead of 24 in 3 (0.78-0.96 of the CPU time), k = 6 nine
 // blocks instead of eight (0.78-0.87).
-const MAX_DIGIT_BUCKETED = 10;
+export const MAX_DIGIT_BUCKETED = 10;
 
 function maxDigitFor(bits: 64 | 128): number {
   return bits === 64 ? MAX_DIGIT_BUCKETED : MAX_DIGIT;

@@ -6,7 +6,7 @@ import { align16 } from '../runtime/marshal.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
-import { type JoinPlan, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
+import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
 
 /** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
 export interface NearDuplicatePairs {
@@ -155,9 +155,12 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
  *
  * 64-bit plans that sort: the tables whose keys start with the same block are walked together. The fingerprints
  * are scattered once by the top bits of that block (`groupBits`, at most one radix digit), and each bucket, a few
- * hundred KiB at 10^7, is then permuted, sorted and walked for every table of the group while it stays in cache:
- * a run of equal sort bits never crosses a bucket, since the sort bits begin with the block. Otherwise (128 bits,
- * or compare all) every table is permuted and sorted whole.
+ * hundred KiB at 10^7, is then sorted by one more digit and walked for every table of the group while it stays in
+ * cache: a run never crosses a bucket, since the sorted bits begin with the block. That digit is the table's own:
+ * the key bits below the group's, up to log2 of the bucket's size and MAX_DIGIT_BUCKETED, so a table whose key is
+ * wider than the plan's sortBits gets shorter runs (438,455 fingerprints at k = 12, keys of 12 to 15 bits, sorted
+ * on 12 in two passes before: 18-20 s, now 9.5-11.5). Otherwise (128 bits, or compare all) every table is
+ * permuted and sorted whole on the plan's sortBits.
  */
 export function walkTables(
   rt: Runtime,
@@ -179,7 +182,7 @@ export function walkTables(
   const rules = new Map(tables.map((t) => [t, tableRule(plan, t)]));
   let maxSegBytes = SEGMENT_BYTES;
   for (const l of layouts) maxSegBytes = Math.max(maxSegBytes, l.segments.byteLength);
-  const histBytes = align16(Math.max(1, plan.passes) * (1 << plan.digitBits) * 4);
+  const histBytes = align16(Math.max(Math.max(1, plan.passes) << plan.digitBits, 1 << MAX_DIGIT_BUCKETED) * 4);
   const keyBytes = align16(n * 8);
   const idxBytes = align16(n * 4);
   const sizes = {
@@ -224,40 +227,17 @@ export function walkTables(
   // blocks come first in every permutation. Those few segments take the kernels' unrolled path where the whole
   // permutation (up to 7 segments at 15 blocks) would take the loop: 438,455 fingerprints at k = 12 (455 tables)
   // spent 2.4 s of 19.6 counting.
-  const sortedSegments = layouts.map(({ segments }) => {
-    let m = 0;
-    const words = segments.length / (SEGMENT_BYTES / 4);
-    while (m < words) {
-      const at = (m * SEGMENT_BYTES) / 4;
-      if (segments[at + S_TARGET_SHIFT / 4]! + segments[at + S_WIDTH / 4]! <= shift) break;
-      m++;
-    }
-    return m;
-  });
-  /**
-   * Sorts the table scattered into B (m entries from entry `from`) on passes 1 to `upTo`, then walks its runs; with
-   * `unpermuted`, the entries are the fingerprints as they were, tested with those masks (p.masks holds the blocks').
-   */
-  const sortAndWalk = (table: number, from: number, m: number, upTo = passes, unpermuted?: Unpermuted): void => {
-    const off = (buf: number, bytes: number) => (buf === 0 ? 0 : buf + from * bytes);
-    const inB = kernels.radixSort(
-      off(p.keysA, 8),
-      off(p.losA, 8),
-      off(p.idxA, 4),
-      off(p.keysB, 8),
-      off(p.losB, 8),
-      off(p.idxB, 4),
-      m,
-      shift,
-      plan.digitBits,
-      1,
-      upTo,
-      1,
-      p.hist,
-    );
-    const keys = off(inB ? p.keysB : p.keysA, 8);
-    const los = off(inB ? p.losB : p.losA, 8);
-    const idx = off(inB ? p.idxB : p.idxA, 4);
+  const sortedSegments = layouts.map(({ segments }) => leadingSegments(segments, shift));
+  /** Walks the runs of equal `top` bits of a sorted table (m entries), emitting pairs by the table's rule. */
+  const walkRuns = (
+    table: number,
+    keys: number,
+    los: number,
+    idx: number,
+    m: number,
+    top: bigint,
+    key: bigint,
+  ): void => {
     const { keyWidth, earlier } = rules.get(table)!;
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
@@ -267,10 +247,10 @@ export function walkTables(
               keys,
               idx,
               m,
-              unpermuted ? unpermuted.top : topMask,
+              top,
               plan.k,
               p.masks,
-              unpermuted ? unpermuted.key : topBits(keyWidth),
+              key,
               earlier,
               pairShift,
               out + count * 8,
@@ -282,10 +262,10 @@ export function walkTables(
               los,
               idx,
               m,
-              topMask,
+              top,
               plan.k,
               p.masks,
-              topBits(keyWidth),
+              key,
               topBits(keyWidth - 64),
               earlier,
               pairShift,
@@ -299,6 +279,28 @@ export function walkTables(
       out = r.pairs.reserve(cap * 8, count * 8);
     }
   };
+  /** Sorts the table scattered into B on passes 1 and up, then walks its runs. */
+  const sortAndWalk = (table: number): void => {
+    const inB = kernels.radixSort(
+      p.keysA,
+      p.losA,
+      p.idxA,
+      p.keysB,
+      p.losB,
+      p.idxB,
+      n,
+      shift,
+      plan.digitBits,
+      1,
+      passes,
+      1,
+      p.hist,
+    );
+    const keys = inB ? p.keysB : p.keysA;
+    const los = inB ? p.losB : p.losA;
+    const idx = inB ? p.idxB : p.idxA;
+    walkRuns(table, keys, los, idx, n, topMask, topBits(rules.get(table)!.keyWidth));
+  };
 
   if (!grouped) {
     tables.forEach((table, i) => {
@@ -310,7 +312,7 @@ export function walkTables(
         kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
         kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
       }
-      sortAndWalk(table, 0, n);
+      sortAndWalk(table);
     });
     return { ptr: out, count, fpsPtr };
   }
@@ -322,6 +324,23 @@ export function walkTables(
   });
   const identity = new Uint32Array(SEGMENT_BYTES / 4);
   identity[S_WIDTH / 4] = 64;
+  // A bucket is sorted by one scatter, so its entries stay the fingerprints as they are: the scatter computes
+  // only the moves that reach its digit, not the whole permutation, and the walk tests runs and rules with masks
+  // in the fingerprints' bit order (xor and popcount do not depend on it). 10^7 at k = 3: the full permutation
+  // was 1.1-1.2 s of 4.3-4.8.
+  heap.u64.set(unpermutedMasks(plan, tables[0]!, 0).blocks, p.masks >>> 3);
+  const bucketLayouts = new Map<number, { nsegs: number; masks: Unpermuted }>();
+  /** Table i's moves that reach the top `sorted` bits, and its walk masks for runs of those bits. */
+  const bucketLayout = (i: number, sorted: number) => {
+    const id = i * 65 + sorted;
+    let layout = bucketLayouts.get(id);
+    if (!layout) {
+      const nsegs = leadingSegments(layouts[i]!.segments, 64 - sorted);
+      layout = { nsegs, masks: unpermutedMasks(plan, tables[i]!, sorted) };
+      bucketLayouts.set(id, layout);
+    }
+    return layout;
+  };
   for (const [first, members] of groups) {
     const block = plan.blocks[first]!;
     const groupBits = Math.min(plan.digitBits, block.width, plan.sortBits);
@@ -331,46 +350,30 @@ export function walkTables(
     kernels.joinScatter64(fpsPtr, 0, n, p.segs, 1, p.groupKeys, p.groupIdx, groupShift, groupBits, p.hist, false);
     // After the scatter, entry d of the histogram is where bucket d ends.
     const ends = heap.u32.slice(p.hist >>> 2, (p.hist >>> 2) + (1 << groupBits));
-    // When the top digit lies within the group's bits, it is the same throughout a bucket: not counted, not sorted.
-    const inBucket = shift + (passes - 1) * plan.digitBits >= 64 - groupBits ? passes - 1 : passes;
-    // A bucket sorted by its scatter alone (no later pass reads digits from the keys) keeps the fingerprints as
-    // they are: the scatter computes only digit 0's moves, not all six, and the walk tests runs and rules with
-    // masks in the fingerprints' bit order (xor and popcount do not depend on it). 10^7 at k = 3: 1.1-1.2 s of
-    // 4.3-4.8 was the full permutation.
-    const unpermuted = inBucket <= 1 ? members.map((i) => unpermutedMasks(plan, tables[i]!)) : null;
     let from = 0;
     for (const to of ends) {
       const m = to - from;
       if (m >= 2) {
-        for (const [u, i] of members.entries()) {
-          const nsegs = useLayout(i);
-          if (unpermuted) heap.u64.set(unpermuted[u]!.blocks, p.masks >>> 3);
-          const keys = p.groupKeys + from * 8;
-          const idx = p.groupIdx + from * 4;
-          kernels.joinHistogram64(
-            keys,
-            m,
-            p.segs,
-            sortedSegments[i]!,
-            shift,
-            plan.digitBits,
-            Math.max(1, inBucket),
-            p.hist,
-          );
-          kernels.joinScatter64(
-            keys,
-            idx,
-            m,
-            p.segs,
-            unpermuted ? sortedSegments[i]! : nsegs,
-            p.keysB + from * 8,
-            p.idxB + from * 4,
-            shift,
-            plan.digitBits,
-            p.hist,
-            !unpermuted,
-          );
-          sortAndWalk(tables[i]!, from, m, inBucket, unpermuted?.[u]);
+        const keys = p.groupKeys + from * 8;
+        const idx = p.groupIdx + from * 4;
+        // Runs of about one fingerprint where the key allows: the digit takes the key bits below the group's,
+        // as many as log2 of the bucket's size, at most MAX_DIGIT_BUCKETED.
+        const fit = Math.ceil(Math.log2(m));
+        for (const i of members) {
+          const table = tables[i]!;
+          const digit = Math.max(0, Math.min(rules.get(table)!.keyWidth - groupBits, MAX_DIGIT_BUCKETED, fit));
+          const { nsegs, masks } = bucketLayout(i, groupBits + digit);
+          if (digit === 0) {
+            walkRuns(table, keys, 0, idx, m, masks.top, masks.key);
+            continue;
+          }
+          heap.u32.set(layouts[i]!.segments.subarray(0, (nsegs * SEGMENT_BYTES) / 4), p.segs >>> 2);
+          const low = 64 - groupBits - digit;
+          kernels.joinHistogram64(keys, m, p.segs, nsegs, low, digit, 1, p.hist);
+          const sortedKeys = p.keysB + from * 8;
+          const sortedIdx = p.idxB + from * 4;
+          kernels.joinScatter64(keys, idx, m, p.segs, nsegs, sortedKeys, sortedIdx, low, digit, p.hist, false);
+          walkRuns(table, sortedKeys, 0, sortedIdx, m, masks.top, masks.key);
         }
       }
       from = to;
@@ -410,18 +413,18 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
 interface Unpermuted {
   /** Each block's bits (p.masks' layout). */
   blocks: BigUint64Array;
-  /** The bits that the permutation moves to the top sortBits (a run shares them). */
+  /** The bits that the permutation moves to the top `sorted` bits (a run shares them). */
   top: bigint;
   /** The key blocks' bits. */
   key: bigint;
 }
 
-function unpermutedMasks(plan: JoinPlan, table: number): Unpermuted {
+function unpermutedMasks(plan: JoinPlan, table: number, sorted: number): Unpermuted {
   const mask = (start: number, width: number) => ((1n << BigInt(width)) - 1n) << BigInt(start);
   const blocks = BigUint64Array.from(plan.blocks, ({ start, width }) => mask(start, width));
   let top = 0n;
   let key = 0n;
-  let left = plan.sortBits;
+  let left = sorted;
   // The key blocks lead the permutation in table order, each with its bits in order, so the sorted bits are the
   // top bits of the first key blocks.
   for (const id of plan.tables[table]!) {
@@ -432,6 +435,18 @@ function unpermutedMasks(plan: JoinPlan, table: number): Unpermuted {
     left -= take;
   }
   return { blocks, top, key };
+}
+
+/** How many of a permutation's leading moves reach bit `shift` or above (the key blocks' moves come first). */
+function leadingSegments(segments: Uint32Array, shift: number): number {
+  const moves = segments.length / (SEGMENT_BYTES / 4);
+  let m = 0;
+  while (m < moves) {
+    const at = (m * SEGMENT_BYTES) / 4;
+    if (segments[at + S_TARGET_SHIFT / 4]! + segments[at + S_WIDTH / 4]! <= shift) break;
+    m++;
+  }
+  return m;
 }
 
 /** The top `width` bits of a word (none for width ≤ 0, all for width ≥ 64): a table's key in permuted coordinates. */

@@ -151,6 +151,17 @@ describe('findNearDuplicates', () => {
     }
   });
 
+  it('bucketed walk of one-block keys no wider than the group digit (no sort inside a bucket) equals brute force', () => {
+    for (const k of [7, 12]) {
+      const fps = planted(1500, k, 64, 100 + k);
+      const expected = bruteForce(fps, k, 64);
+      for (const sortBits of [2, 4, 64]) {
+        const plan = planWithBlocks(k, 64, k + 1, sortBits);
+        expect(asStrings(findWithPlan(fps, plan)), `k ${k} sortBits ${plan.sortBits}`).toEqual(expected);
+      }
+    }
+  });
+
   it('resumes the walk when the output fills (many exact duplicates)', () => {
     const n = 3000; // 4.5 M pairs: more than the first output block holds
     const fps = new BigUint64Array(n).fill(0x0123456789abcdefn);
