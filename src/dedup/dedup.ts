@@ -205,20 +205,19 @@ export async function findInThreads(
 ): Promise<NearDuplicatePairs> {
   const rt = wasm();
   const shares = Math.min(threads, plan.tables.length);
-  const split = tableShares(plan, shares);
-  const share = (s: number) => split[s]!;
+  const share = tableShares(plan, shares);
   const pool = sharedPool();
   // Posted before this thread starts its own share, so all run at once.
   const jobs: Promise<BigUint64Array>[] = [];
   for (let s = 1; s < shares; s++) {
-    const task: JoinTask = { fps, plan, tables: share(s) };
+    const task: JoinTask = { fps, plan, tables: share[s]! };
     const job = pool.run<BigUint64Array>(JOIN_TASK, task, shares - 1);
     job.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
     jobs.push(job);
   }
   let own: BigUint64Array;
   try {
-    const { ptr, count } = walkTables(rt, fps, plan, share(0));
+    const { ptr, count } = walkTables(rt, fps, plan, share[0]!);
     // Copied out: while this call awaits the workers, other calls may reuse the regions.
     own = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
   } catch (error) {

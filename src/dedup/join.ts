@@ -223,11 +223,6 @@ export function walkTables(
     heap.u64.set(layout.masks, p.masks >>> 3);
     return layout.segments.byteLength / SEGMENT_BYTES;
   };
-  // The 64-bit histograms count only the sorted bits (lowShift and up), which the leading segments fill: the key
-  // blocks come first in every permutation. Those few segments take the kernels' unrolled path where the whole
-  // permutation (up to 7 segments at 15 blocks) would take the loop: 438,455 fingerprints at k = 12 (455 tables)
-  // spent 2.4 s of 19.6 counting.
-  const sortedSegments = layouts.map(({ segments }) => leadingSegments(segments, shift));
   /** Walks the runs of equal `top` bits of a sorted table (m entries), emitting pairs by the table's rule. */
   const walkRuns = (
     table: number,
@@ -306,7 +301,10 @@ export function walkTables(
     tables.forEach((table, i) => {
       const nsegs = useLayout(i);
       if (words === 1) {
-        kernels.joinHistogram64(fpsPtr, n, p.segs, sortedSegments[i]!, shift, plan.digitBits, passes, p.hist);
+        // The histogram counts only the sorted bits (lowShift and up), which the leading segments fill: the key
+        // blocks come first in every permutation, and a few segments take the kernel's unrolled loops.
+        const sorted = leadingSegments(layouts[i]!.segments, shift);
+        kernels.joinHistogram64(fpsPtr, n, p.segs, sorted, shift, plan.digitBits, passes, p.hist);
         kernels.joinScatter64(fpsPtr, 0, n, p.segs, nsegs, p.keysB, p.idxB, shift, plan.digitBits, p.hist, true);
       } else {
         kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
@@ -317,18 +315,14 @@ export function walkTables(
     return { ptr: out, count, fpsPtr };
   }
 
-  const groups = new Map<number, number[]>();
-  tables.forEach((table, i) => {
-    const first = plan.tables[table]![0]!;
-    groups.set(first, [...(groups.get(first) ?? []), i]);
-  });
+  const groups = groupsByFirstBlock(plan, tables);
   const identity = new Uint32Array(SEGMENT_BYTES / 4);
   identity[S_WIDTH / 4] = 64;
   // A bucket is sorted by one scatter, so its entries stay the fingerprints as they are: the scatter computes
   // only the moves that reach its digit, not the whole permutation, and the walk tests runs and rules with masks
   // in the fingerprints' bit order (xor and popcount do not depend on it). 10^7 at k = 3: the in-bucket scatters,
   // applying the whole permutation, took 1.1-1.2 s of 4.3-4.8.
-  heap.u64.set(unpermutedMasks(plan, tables[0]!, 0).blocks, p.masks >>> 3);
+  heap.u64.set(blockMasks(plan), p.masks >>> 3);
   const bucketLayouts = new Map<number, { nsegs: number; masks: Unpermuted }>();
   /** Table i's moves that reach the top `sorted` bits, and its walk masks for runs of those bits. */
   const bucketLayout = (i: number, sorted: number) => {
@@ -394,11 +388,7 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
   const consecutive = () =>
     Array.from({ length: shares }, (_, s) => tables.filter((t) => Math.floor((t * shares) / tables.length) === s));
   if (plan.bits !== 64 || plan.sortBits === 0) return consecutive();
-  const groups = new Map<number, number[]>();
-  for (const t of tables) {
-    const first = plan.tables[t]![0]!;
-    groups.set(first, [...(groups.get(first) ?? []), t]);
-  }
+  const groups = groupsByFirstBlock(plan, tables); // positions in `tables`, which are the table numbers here
   if (groups.size < shares) return consecutive();
   const out = Array.from({ length: shares }, () => ({ tables: [] as number[], cost: 0 }));
   for (const group of [...groups.values()].sort((x, y) => y.length - x.length)) {
@@ -409,19 +399,34 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
   return out.map((share) => share.tables.sort((x, y) => x - y));
 }
 
-/** A 64-bit table's walk masks in the fingerprints' own bit order. */
+/** The positions in `tables` of the tables whose keys begin with each block (walkTables scatters once per group). */
+function groupsByFirstBlock(plan: JoinPlan, tables: readonly number[]): Map<number, number[]> {
+  const groups = new Map<number, number[]>();
+  tables.forEach((table, i) => {
+    const first = plan.tables[table]![0]!;
+    const group = groups.get(first);
+    if (group) group.push(i);
+    else groups.set(first, [i]);
+  });
+  return groups;
+}
+
+/** A 64-bit table's walk masks in the fingerprints' own bit order (p.masks holds blockMasks'). */
 interface Unpermuted {
-  /** Each block's bits (p.masks' layout). */
-  blocks: BigUint64Array;
   /** The bits that the permutation moves to the top `sorted` bits (a run shares them). */
   top: bigint;
   /** The key blocks' bits. */
   key: bigint;
 }
 
+const bitRange = (start: number, width: number): bigint => ((1n << BigInt(width)) - 1n) << BigInt(start);
+
+/** Each block's bits in the fingerprints' own bit order (p.masks' layout). */
+function blockMasks(plan: JoinPlan): BigUint64Array {
+  return BigUint64Array.from(plan.blocks, ({ start, width }) => bitRange(start, width));
+}
+
 function unpermutedMasks(plan: JoinPlan, table: number, sorted: number): Unpermuted {
-  const mask = (start: number, width: number) => ((1n << BigInt(width)) - 1n) << BigInt(start);
-  const blocks = BigUint64Array.from(plan.blocks, ({ start, width }) => mask(start, width));
   let top = 0n;
   let key = 0n;
   let left = sorted;
@@ -429,12 +434,12 @@ function unpermutedMasks(plan: JoinPlan, table: number, sorted: number): Unpermu
   // top bits of the first key blocks.
   for (const id of plan.tables[table]!) {
     const { start, width } = plan.blocks[id]!;
-    key |= blocks[id]!;
+    key |= bitRange(start, width);
     const take = Math.min(width, left);
-    if (take > 0) top |= mask(start + width - take, take);
+    if (take > 0) top |= bitRange(start + width - take, take);
     left -= take;
   }
-  return { blocks, top, key };
+  return { top, key };
 }
 
 /** How many of a permutation's leading moves reach bit `shift` or above (the key blocks' moves come first). */
