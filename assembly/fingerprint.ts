@@ -5,6 +5,9 @@ import { xxh3, SEED_HIGH } from './xxh3';
 import { MODE_NGRAMS, MODE_WHITESPACE } from '../src/fingerprint/modes.shared';
 import { beginDocument, addUnit, addWeighted, endDocument } from './reducer';
 import {
+  WEIGHTED_TABLE_MIN, beginTables, addTables, endTables, addResummed, endResummed,
+} from './weighted-tables';
+import {
   beginTokens, endTokens, whitespaceTokens, wordTokens, normalizeForNgrams, ngramTokens,
 } from './tokenize';
 
@@ -61,19 +64,62 @@ export function fingerprintFeatures(
   }
 }
 
-/**
- * One fingerprint from `n` precomputed feature hashes (1 or 2 u64 each, low word first) and optional weights.
- */
-export function fingerprintHashes(hashes: usize, n: i32, weights: usize, bits: i32, out: usize): void {
-  let wide = bits == 128;
-  beginDocument(bits, weights != 0);
-  for (let j = 0; j < n; j++) {
-    let lo = load<u64>(hashes + (<usize>j << (wide ? 4 : 3)));
-    let hi = wide ? load<u64>(hashes + (<usize>j << 4), 8) : 0;
-    if (weights != 0) addWeighted(lo, hi, load<f64>(weights + (<usize>j << 3)));
-    else addUnit(lo, hi);
+// One fingerprint from precomputed feature hashes (1 or 2 u64 each, low word first) and optional f64 weights,
+// given in chunks: beginHashes, then addHashes per chunk in feature order, then endHashes. When endHashes returns
+// 1, the caller passes the same chunks again through addHashes and calls endHashes once more (weighted-tables.ts).
+// @ts-ignore: decorator
+@inline const HASHES_REDUCER: i32 = 0;
+// @ts-ignore: decorator
+@inline const HASHES_TABLES: i32 = 1;
+// @ts-ignore: decorator
+@inline const HASHES_RESUMMED: i32 = 2;
+let hashesMode: i32 = HASHES_REDUCER;
+let hashesBits: i32 = 64;
+
+/** Starts a document of `features` hashes (f64: documents may pass 2^31 features). */
+export function beginHashes(bits: i32, weighted: bool, features: f64): void {
+  hashesBits = bits;
+  hashesMode = weighted && features >= WEIGHTED_TABLE_MIN ? HASHES_TABLES : HASHES_REDUCER;
+  if (hashesMode == HASHES_TABLES) beginTables(bits);
+  else beginDocument(bits, weighted);
+}
+
+/** Adds `n` hashes and, for a weighted document, their weights (`weights` is 0 for unit weights). */
+export function addHashes(hashes: usize, n: i32, weights: usize): void {
+  if (hashesMode == HASHES_TABLES) addTables(hashes, n, weights);
+  else if (hashesMode == HASHES_RESUMMED) addResummed(hashes, n, weights);
+  else if (weights == 0 && hashesBits != 128) {
+    // The common case in a loop of its own: 1.1-1.7x the mixed loop's speed in cache.
+    for (let j = 0; j < n; j++) addUnit(load<u64>(hashes + (<usize>j << 3)), 0);
+  } else {
+    let wide = hashesBits == 128;
+    for (let j = 0; j < n; j++) {
+      let lo = load<u64>(hashes + (<usize>j << (wide ? 4 : 3)));
+      let hi = wide ? load<u64>(hashes + (<usize>j << 4), 8) : 0;
+      if (weights != 0) addWeighted(lo, hi, load<f64>(weights + (<usize>j << 3)));
+      else addUnit(lo, hi);
+    }
   }
-  endDocument(out, false);
+}
+
+/** Writes the fingerprint to `out` and returns 0, or returns 1: pass the chunks again, then call this again. */
+export function endHashes(out: usize): i32 {
+  if (hashesMode == HASHES_RESUMMED) {
+    endResummed(out);
+    return 0;
+  }
+  if (hashesMode == HASHES_REDUCER) {
+    endDocument(out, false);
+    return 0;
+  }
+  let next = endTables(out);
+  if (next == 0) return 0;
+  if (next == 1) hashesMode = HASHES_RESUMMED;
+  else {
+    hashesMode = HASHES_REDUCER;
+    beginDocument(hashesBits, true);
+  }
+  return 1;
 }
 
 /** XXH3-64 of each of `n` features (offsets as in fingerprintFeatures), for tests and for users who store hashes. */

@@ -3,7 +3,7 @@ import { setupReducer } from './reducer';
 export { setDrainInterval } from './reducer';
 import { setupTokenizers } from './tokenize';
 
-export { fingerprintTexts, fingerprintFeatures, fingerprintHashes, hashFeatures } from './fingerprint';
+export { fingerprintTexts, fingerprintFeatures, beginHashes, addHashes, endHashes, hashFeatures } from './fingerprint';
 export { javaTexts, javaFeatures } from './presets/java';
 export { pythonTexts, pythonFeatures, md5Digests } from './presets/python';
 export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from './join';

@@ -73,9 +73,31 @@ export async function run(): Promise<BenchRow[]> {
   const hashes = new BigUint64Array(n);
   let x = 0x9e3779b97f4a7c15n;
   for (let i = 0; i < n; i++) hashes[i] = x = BigInt.asUintN(64, x * 6364136223846793005n + 1442695040888963407n);
-  const weights = new Float64Array(n).map((_, i) => (i % 7) + 0.5);
+  // Weights as users have them: TF-IDF-like floats (a log-spread, every value distinct) and integer counts.
+  let seed = 12345;
+  const uniform = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const weights = new Float64Array(n).map(() => Math.log1p(uniform() * 50) * (0.5 + uniform()));
+  const counts = new Float64Array(n).map(() => 1 + Math.floor(-Math.log(1 - uniform()) * 3));
   bench.add('weighted features (kernel)', () => {
     simhashOfHashes(hashes, { weights });
+  });
+  bench.add('integer-weighted features (kernel)', () => {
+    simhashOfHashes(hashes, { weights: counts });
+  });
+  // The plain TypeScript loop (the 64 counters of test/reference.ts, on the hashes' 32-bit halves) on a tenth.
+  const halves = new Uint32Array(hashes.buffer, 0, n / 5);
+  bench.add('weighted features (plain TypeScript)', () => {
+    const c = new Float64Array(64);
+    for (let j = 0; j < n / 10; j++) {
+      const w = weights[j]!;
+      const lo = halves[2 * j]!;
+      const hi = halves[2 * j + 1]!;
+      for (let i = 0; i < 32; i++) {
+        c[i]! += (lo >>> i) & 1 ? w : -w;
+        c[i + 32]! += (hi >>> i) & 1 ? w : -w;
+      }
+    }
+    return c;
   });
   bench.add('unit features (kernel)', () => {
     simhashOfHashes(hashes);
@@ -117,10 +139,19 @@ export async function run(): Promise<BenchRow[]> {
       ratio: `${(t.min / encode.min).toFixed(1)}× encodeInto (medians ${(t.p50 / encode.p50).toFixed(1)}×)`,
     });
   }
-  rows.push({
-    name: 'weighted features, 64-bit (hash → fingerprint)',
-    value: `${(n / ms('weighted features (kernel)') / 1e3).toFixed(0)} M features/s`,
-  });
+  const plain = n / 10 / ms('weighted features (plain TypeScript)') / 1e3;
+  for (const [label, task] of [
+    ['weighted features, 64-bit (hash → fingerprint)', 'weighted features (kernel)'],
+    ['integer-weighted features (counts), 64-bit', 'integer-weighted features (kernel)'],
+  ]) {
+    const v = n / ms(task!) / 1e3;
+    rows.push({
+      name: label!,
+      value: `${v.toFixed(0)} M features/s`,
+      baseline: `plain TypeScript ${plain.toFixed(1)} M/s`,
+      ratio: `${(v / plain).toFixed(1)}× plain TypeScript`,
+    });
+  }
   rows.push({
     name: 'unit-weight features, 64-bit (hash → fingerprint)',
     value: `${(n / ms('unit features (kernel)') / 1e3).toFixed(0)} M features/s`,
