@@ -88,17 +88,17 @@ export function beginHashes(bits: i32, weighted: bool, features: f64): void {
 export function addHashes(hashes: usize, n: i32, weights: usize): void {
   if (hashesMode == HASHES_TABLES) addTables(hashes, n, weights);
   else if (hashesMode == HASHES_RESUMMED) addResummed(hashes, n, weights);
-  else if (weights == 0 && hashesBits != 128) {
-    // The common case in a loop of its own: 1.1-1.7x the mixed loop's speed in cache.
+  else if (hashesBits == 128) {
+    // A loop per width and, at 64 bits, per kind of weight: no per-hash test of the width, 1.1-2x in cache.
+    for (let j = 0; j < n; j++) {
+      let p = hashes + (<usize>j << 4);
+      if (weights == 0) addUnit(load<u64>(p), load<u64>(p, 8));
+      else addWeighted(load<u64>(p), load<u64>(p, 8), load<f64>(weights + (<usize>j << 3)));
+    }
+  } else if (weights == 0) {
     for (let j = 0; j < n; j++) addUnit(load<u64>(hashes + (<usize>j << 3)), 0);
   } else {
-    let wide = hashesBits == 128;
-    for (let j = 0; j < n; j++) {
-      let lo = load<u64>(hashes + (<usize>j << (wide ? 4 : 3)));
-      let hi = wide ? load<u64>(hashes + (<usize>j << 4), 8) : 0;
-      if (weights != 0) addWeighted(lo, hi, load<f64>(weights + (<usize>j << 3)));
-      else addUnit(lo, hi);
-    }
+    for (let j = 0; j < n; j++) addWeighted(load<u64>(hashes + (<usize>j << 3)), 0, load<f64>(weights + (<usize>j << 3)));
   }
 }
 
