@@ -2,10 +2,10 @@
 // and WebAssembly memory stays bounded; results equal one-by-one hashing. Only a single document too large
 // for WebAssembly memory fails, fast, with a RangeError naming the limit.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createSimHasher, simhash, simhashMany, type SimHashInput } from '../../src/index.js';
+import { createSimHasher, simhash, simhashMany, simhashOfHashes, type SimHashInput } from '../../src/index.js';
 import { CHUNK_BYTES, MAX_DOCUMENT_BYTES } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
-import { loadReference, randomDocument, referenceSimhash, rng } from '../reference.js';
+import { loadReference, randomDocument, referenceReduce, referenceSimhash, rng } from '../reference.js';
 
 beforeAll(loadReference);
 
@@ -98,6 +98,22 @@ describe('batches larger than one kernel call', () => {
     const fps = simhashMany(new Array<Uint8Array>(copies).fill(big), { tokenizer: 'whitespace' });
     const expected = simhash(big, { tokenizer: 'whitespace' });
     expect(fps.every((fp) => fp === expected)).toBe(true);
+  });
+});
+
+describe('precomputed hashes of any number', () => {
+  it('more than 2 GiB of hashes in one BigUint64Array: the block it repeats gives the same fingerprint', () => {
+    // Unit weights: each counter is `repeats` times the block's, so the same sign (and ties stay ties).
+    const next = rng(0x2a2a);
+    const block = new BigUint64Array(4096).map(
+      () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)),
+    );
+    const repeats = 2 ** 31 / block.byteLength + 1;
+    const hashes = new BigUint64Array(block.length * repeats);
+    for (let r = 0; r < repeats; r++) hashes.set(block, r * block.length);
+    expect(hashes.byteLength).toBeGreaterThan(2 ** 31);
+    expect(simhashOfHashes(hashes)).toBe(referenceReduce([...block], null, 64));
+    expect(wasm().heap.byteLength).toBeLessThan(1 << 30);
   });
 });
 
