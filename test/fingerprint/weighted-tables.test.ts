@@ -176,3 +176,25 @@ describe('hashes in chunks', () => {
     }
   });
 });
+
+describe('weights that are not finite', () => {
+  it('are a RangeError naming the first one, wherever it is, and the library keeps working', () => {
+    const next = rng(7306);
+    const { hashes, asBig } = randomHashes(next, 1001, 64);
+    for (const [at, bad] of [
+      [0, Number.NaN],
+      [500, Number.POSITIVE_INFINITY],
+      [998, Number.NEGATIVE_INFINITY],
+      [1000, Number.NaN],
+    ] as const) {
+      const weights = new Float64Array(1001).fill(0.5);
+      weights[at] = bad;
+      if (at < 1000) weights[1000] = Number.NaN; // a later one is not the one named
+      expect(() => simhashOfHashes(hashes, { weights })).toThrow(
+        new RangeError(`weights[${at}] must be finite, got ${bad}`),
+      );
+    }
+    const weights = Array.from({ length: 1001 }, () => next() - 0.5);
+    expect(simhashOfHashes(hashes, { weights: Float64Array.from(weights) })).toBe(referenceReduce(asBig, weights, 64));
+  });
+});
