@@ -5,7 +5,7 @@ import { xxh3, SEED_HIGH } from './xxh3';
 import { MODE_NGRAMS, MODE_WHITESPACE } from '../src/fingerprint/modes.shared';
 import { beginDocument, addUnit, addWeighted, endDocument } from './reducer';
 import {
-  WEIGHTED_TABLE_MIN, beginTables, addTables, endTables, addResummed, endResummed,
+  WEIGHTED_TABLE_MIN, TABLES_DONE, TABLES_RESUM, beginTables, addTables, endTables, addResummed, endResummed,
 } from './weighted-tables';
 import {
   beginTokens, endTokens, whitespaceTokens, wordTokens, normalizeForNgrams, ngramTokens,
@@ -113,8 +113,8 @@ export function endHashes(out: usize): i32 {
     return 0;
   }
   let next = endTables(out);
-  if (next == 0) return 0;
-  if (next == 1) hashesMode = HASHES_RESUMMED;
+  if (next == TABLES_DONE) return 0;
+  if (next == TABLES_RESUM) hashesMode = HASHES_RESUMMED;
   else {
     hashesMode = HASHES_REDUCER;
     beginDocument(hashesBits, true);

@@ -26,6 +26,15 @@ const TABLES = memory.data(16 * ENTRIES * 8, 16); // 16 hash bytes (128 bits) x 
 const COUNTERS = memory.data(128 * 8, 16);
 const RESUMMED = memory.data(MAX_RESUMMED * 4, 16); // the uncertain counters' bit numbers (i32)
 
+// What endTables asks for next: nothing (the fingerprint is written), a second pass of addResummed, or the
+// reference reducer over the whole document.
+// @ts-ignore: decorator
+@inline export const TABLES_DONE: i32 = 0;
+// @ts-ignore: decorator
+@inline export const TABLES_RESUM: i32 = 1;
+// @ts-ignore: decorator
+@inline export const TABLES_REFERENCE: i32 = 2;
+
 /** The fewest features for which the tables pay: below, summing them costs more than the reference reducer. */
 export const WEIGHTED_TABLE_MIN: f64 = 512;
 
@@ -88,9 +97,10 @@ export function addTables(hashes: usize, n: i32, weights: usize): void {
 }
 
 /**
- * Ends the tables' pass. Returns 0 with the fingerprint written to `out` when every counter's sign is certain;
- * 1 when a few counters must be summed again in feature order (a second pass of addResummed, then endResummed);
- * 2 when so many must that the whole document should go through the reference reducer.
+ * Ends the tables' pass. Returns TABLES_DONE with the fingerprint written to `out` when every counter's sign is
+ * certain; TABLES_RESUM when a few counters must be summed again in feature order (a second pass of addResummed,
+ * then endResummed); TABLES_REFERENCE when so many must that the whole document should go through the reference
+ * reducer.
  */
 export function endTables(out: usize): i32 {
   let groups = wide ? 16 : 8;
@@ -112,19 +122,18 @@ export function endTables(out: usize): i32 {
   // (3n + 512) * 2^-52 leaves half again to spare, for the bounds' own rounding and for abs's. From abs = 2^1022
   // on, 2 P could overflow: every counter is then uncertain, and the document goes through the reference reducer.
   let bound = exact ? 0 : abs < 4.49423283715579e307 ? (3 * features + 512) * 2.220446049250313e-16 * abs : Infinity;
-  let width = bits == 32 ? 32 : groups * 8;
   resummed = 0;
-  for (let i = 0; i < width; i++) {
+  for (let i = 0, width = counters(); i < width; i++) {
     let c = load<f64>(COUNTERS + (<usize>i << 3));
     if (exact || Math.abs(c) > bound) continue;
-    if (resummed == MAX_RESUMMED) return 2;
+    if (resummed == MAX_RESUMMED) return TABLES_REFERENCE;
     store<i32>(RESUMMED + (<usize>resummed << 2), i);
     store<f64>(COUNTERS + (<usize>i << 3), 0);
     resummed++;
   }
-  if (resummed > 0) return 1;
-  writeFingerprint(out);
-  return 0;
+  if (resummed > 0) return TABLES_RESUM;
+  endResummed(out);
+  return TABLES_DONE;
 }
 
 /** The second pass: the uncertain counters summed as the reference sums them, +w where the bit is 1, -w where 0. */
@@ -145,14 +154,15 @@ export function addResummed(hashes: usize, n: i32, weights: usize): void {
   }
 }
 
-export function endResummed(out: usize): void {
-  writeFingerprint(out);
+/** The counters the fingerprint reads: 32-bit fingerprints are the low half of the 64-bit reduction. */
+function counters(): i32 {
+  return bits == 32 ? 32 : wide ? 128 : 64;
 }
 
-function writeFingerprint(out: usize): void {
-  let width = bits == 32 ? 32 : wide ? 128 : 64;
+/** Writes the fingerprint from the counters (after endTables, or after the second pass). */
+export function endResummed(out: usize): void {
   let lo: u64 = 0, hi: u64 = 0;
-  for (let i = 0; i < width; i++) {
+  for (let i = 0, width = counters(); i < width; i++) {
     if (load<f64>(COUNTERS + (<usize>i << 3)) > 0) {
       if (i < 64) lo |= <u64>1 << <u64>i;
       else hi |= <u64>1 << <u64>(i - 64);
