@@ -198,7 +198,11 @@ describe('simhashManyAsync', () => {
     const one = await outcome(() => simhashMany(docs, options));
     expect(one).toEqual({ error: 'RangeError: Incorrect locale information provided' });
     expect(await outcome(() => simhashManyAsync(docs, { ...options, threads: 2 }))).toEqual(one);
+    // A batch of several chunks, each failing in its worker: still one error, the same.
+    const large = Array.from({ length: 4000 }, (_, i) => `document ${i} `.repeat(30));
+    expect(await outcome(() => simhashManyAsync(large, { ...options, threads: 2 }))).toEqual(one);
     sameWords(await simhashManyAsync(docs, { threads: 2 }), simhashMany(docs));
+    sameWords(await simhashManyAsync(large, { threads: 2 }), simhashMany(large));
   });
 
   it('repeated calls reuse the same workers and grow neither their memory nor this thread’s', async () => {
