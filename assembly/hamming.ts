@@ -9,14 +9,18 @@
 // nibble-table pshufb sequence with its constants reloaded per use, 0.98 G fp/s in L2 (extadd/narrow tree, 16 per
 // step) and 1.40 for v128 loads with i64x2 lane extracts into scalar popcnt, against 2.01 G for the scalar loop.
 //
-// Why four streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only so
+// Why four or eight streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only so
 // far ahead of one stream (and restarts at every 4 KiB page), so a scan that also spends time on popcnt pays
 // part of each miss. The one-query 64-bit scans therefore walk a block of 4 * STREAM fingerprints as four
 // interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM, 10^7 resident:
 // distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20 against 0.71,
 // and two streams 1.00-1.18; in L2 also faster, 2.40 against 2.02). Touching a line 1-16 KiB ahead from one
 // stream, the software-prefetch substitute, did not help (0.70-0.73 against 0.73). Lengths not a multiple of
-// the block finish in the one-stream loops. The 128-bit scans stay one-stream: blocked the same way they ran
+// the block finish in the one-stream loops. On a quiet machine (2026-12-02), where C's plain loop reached 1.55-1.77
+// G fp/s from DRAM against 1.24 for four streams, eight streams of the same block gave distances 1.50-1.53 against
+// 1.24 and count 1.61-1.66 against 1.26-1.27 at 10^7, alternating; so distances walk eight, and so does the count
+// from COUNT8_MIN fingerprints per call on (on data in L2 eight ran 1.93-2.03 against 2.47). Streams 16 KiB + 64 B
+// apart instead of 16 KiB (no two on one L1 set) were slower (1.09-1.15). The 128-bit scans stay one-stream: blocked the same way they ran
 // 0.42-0.65 G fp/s at 10^7 under load (not measured beside the old loop), and the code put index.* over its
 // gzip budget.
 //
@@ -45,6 +49,17 @@
 @inline const STREAM: usize = 4096;
 // @ts-ignore: decorator
 @inline const STREAM_BYTES: usize = STREAM << 3;
+/** Fingerprints per stream when a block is walked as eight streams (16 KiB each; the block is the same). */
+// @ts-ignore: decorator
+@inline const STREAM8: usize = STREAM >> 1;
+// @ts-ignore: decorator
+@inline const STREAM8_BYTES: usize = STREAM8 << 3;
+/**
+ * The count walks eight streams from this many fingerprints per call on (2 MiB of them, a core's L2 here), four
+ * below: eight keep more DRAM misses in flight, but on data in L2 they ran 20 % slower than four.
+ */
+// @ts-ignore: decorator
+@inline const COUNT8_MIN: i32 = 1 << 18;
 /** Fingerprints per four-stream block. */
 // @ts-ignore: decorator
 @inline const BLOCK: i32 = <i32>STREAM * 4;
@@ -98,7 +113,7 @@ const HIST = memory.data(4 * 132 * 4, 16);
 // Distances
 
 /**
- * out[i] = distance(fps[i], q) for i < n, as bytes. Whole blocks in four streams (four per stream per step, one
+ * out[i] = distance(fps[i], q) for i < n, as bytes. Whole blocks in eight streams (four per stream per step, one
  * u32 store each); the rest eight per step, packed into one u64 store, a pointer walk and two independent halves
  * per step keeping the loop to the loads, popcnts and the packing (same-run, in cache: 2.63 against 2.51 G fp/s
  * for the indexed four-and-four version).
@@ -108,15 +123,19 @@ export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void
   let o = out;
   let endBlocks = blocksEnd(fps, n);
   while (p < endBlocks) {
-    for (let end = p + STREAM_BYTES; p < end; p += 32) {
+    for (let end = p + STREAM8_BYTES; p < end; p += 32) {
       store<u32>(o, <u32>distances4(p, q));
-      store<u32>(o + STREAM, <u32>distances4(p + STREAM_BYTES, q));
-      store<u32>(o + 2 * STREAM, <u32>distances4(p + 2 * STREAM_BYTES, q));
-      store<u32>(o + 3 * STREAM, <u32>distances4(p + 3 * STREAM_BYTES, q));
+      store<u32>(o + STREAM8, <u32>distances4(p + STREAM8_BYTES, q));
+      store<u32>(o + 2 * STREAM8, <u32>distances4(p + 2 * STREAM8_BYTES, q));
+      store<u32>(o + 3 * STREAM8, <u32>distances4(p + 3 * STREAM8_BYTES, q));
+      store<u32>(o + 4 * STREAM8, <u32>distances4(p + 4 * STREAM8_BYTES, q));
+      store<u32>(o + 5 * STREAM8, <u32>distances4(p + 5 * STREAM8_BYTES, q));
+      store<u32>(o + 6 * STREAM8, <u32>distances4(p + 6 * STREAM8_BYTES, q));
+      store<u32>(o + 7 * STREAM8, <u32>distances4(p + 7 * STREAM8_BYTES, q));
       o += 4;
     }
-    p += 3 * STREAM_BYTES;
-    o += 3 * STREAM;
+    p += 7 * STREAM8_BYTES;
+    o += 7 * STREAM8;
   }
   let end8 = fps + (<usize>(n & ~7) << 3);
   while (p < end8) {
@@ -147,14 +166,25 @@ export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: u
 
 /**
  * How many of fps[0..n) are within distance k (0 <= k <= 64) of q. With off = 127 - k, (d + off) >> 7 is 1
- * exactly for a miss. Whole blocks in four streams, the rest eight per step into two accumulators (same-run, in
- * cache: 2.45 against 2.17 G fp/s for four per step into one accumulator).
+ * exactly for a miss. Whole blocks in eight streams (from COUNT8_MIN on) or four, the rest eight per step into two
+ * accumulators (same-run, in cache: 2.45 against 2.17 G fp/s for four per step into one accumulator).
  */
 export function hammingCount64(fps: usize, n: i32, q: u64, k: i32): i32 {
   let off = <u64>(127 - k);
   let m0: u64 = 0, m1: u64 = 0;
   let p = fps;
   let endBlocks = blocksEnd(fps, n);
+  if (n >= COUNT8_MIN) {
+    while (p < endBlocks) {
+      for (let end = p + STREAM8_BYTES; p < end; p += 32) {
+        m0 += misses4(p, q, off) + misses4(p + STREAM8_BYTES, q, off);
+        m1 += misses4(p + 2 * STREAM8_BYTES, q, off) + misses4(p + 3 * STREAM8_BYTES, q, off);
+        m0 += misses4(p + 4 * STREAM8_BYTES, q, off) + misses4(p + 5 * STREAM8_BYTES, q, off);
+        m1 += misses4(p + 6 * STREAM8_BYTES, q, off) + misses4(p + 7 * STREAM8_BYTES, q, off);
+      }
+      p += 7 * STREAM8_BYTES;
+    }
+  }
   while (p < endBlocks) {
     for (let end = p + STREAM_BYTES; p < end; p += 32) {
       m0 += misses4(p, q, off) + misses4(p + STREAM_BYTES, q, off);
@@ -474,8 +504,13 @@ export function hammingJoinStepPairs(): i32 {
   return STEP_PAIRS;
 }
 
-/** Fingerprints per four-stream block of the one-query 64-bit scans, for the tests of the block boundaries. */
+/** Fingerprints per block of the one-query 64-bit scans, for the tests of the block boundaries. */
 export function hammingScanBlock(): i32 {
   return BLOCK;
+}
+
+/** From how many fingerprints per call the count walks eight streams, for the tests of that loop. */
+export function hammingCountWideMin(): i32 {
+  return COUNT8_MIN;
 }
 

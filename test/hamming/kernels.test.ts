@@ -11,8 +11,10 @@ import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
 
 interface ScanKernels extends HammingKernels {
-  /** Fingerprints per four-stream block of the 64-bit scans. */
+  /** Fingerprints per block of the 64-bit scans. */
   hammingScanBlock(): number;
+  /** Fingerprints per call from which the 64-bit count walks eight streams. */
+  hammingCountWideMin(): number;
 }
 
 function popcount64(x: bigint): number {
@@ -161,12 +163,13 @@ function collectAll(
   return { index, distance };
 }
 
-describe('scan kernels, four-stream blocks', () => {
+describe('scan kernels, four- and eight-stream blocks', () => {
   it('match the reference across block and stream boundaries, at every k and width, with buffers filling anywhere', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const block = k.hammingScanBlock();
-    const stream = block / 4;
+    // The block is walked as four streams or eight: plant at the boundaries of both.
+    const stream = block / 8;
     const maxN = 2 * block + 40;
     const ptr = rt.heap.alloc(16 * maxN + 128);
     const outIndex = rt.heap.alloc(4 * maxN);
@@ -218,7 +221,7 @@ describe('scan kernels, four-stream blocks', () => {
                 plant(i, maxDistance);
             }
             // The first and last of every stream and block, and the first of the one-stream rest.
-            for (let s = 0; s <= 8; s++) {
+            for (let s = 0; s <= 16; s++) {
               for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n && next() < 0.7) plant(i, atOrPast());
             }
             const at = ptr + 8 * shift;
@@ -252,6 +255,55 @@ describe('scan kernels, four-stream blocks', () => {
     } finally {
       rt.heap.release(outDistance);
       rt.heap.release(outIndex);
+      rt.heap.release(ptr);
+    }
+  });
+  it('count the same in their eight-stream loop (from hammingCountWideMin per call on) as the reference', () => {
+    const rt = wasm();
+    const k = rt.kernels as unknown as ScanKernels;
+    const block = k.hammingScanBlock();
+    const wide = k.hammingCountWideMin();
+    const stream = block / 8;
+    const maxN = wide + 2 * block + 40;
+    const ptr = rt.heap.alloc(8 * maxN + 64);
+    try {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.integer({ min: wide - 9, max: wide + 9 }),
+            fc.integer({ min: wide + block - 9, max: wide + block + 9 }),
+            fc.integer({ min: wide, max: maxN }),
+          ),
+          fc.oneof(fc.constantFrom(0, 3, 31, 64), fc.integer({ min: 0, max: 64 })),
+          fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+          (n, maxDistance, seed) => {
+            const next = rng(seed);
+            const word = () => Math.floor(next() * 2 ** 32);
+            const fps = new Uint32Array(2 * n);
+            for (let i = 0; i < fps.length; i++) fps[i] = word();
+            const q = [word(), word()];
+            // At k or k + 1 from the query: the first and last of every stream, and a sprinkle elsewhere.
+            const plant = (i: number) => {
+              const d = Math.min(64, maxDistance + (next() < 0.5 ? 0 : 1));
+              const order = Array.from({ length: 64 }, (_, b) => b).sort(() => next() - 0.5);
+              fps[2 * i] = q[0]!;
+              fps[2 * i + 1] = q[1]!;
+              for (const b of order.slice(0, d)) fps[2 * i + (b >>> 5)]! ^= 1 << (b & 31);
+            };
+            for (let s = 0; s * stream <= n; s++)
+              for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n) plant(i);
+            for (let i = 0; i < n; i++) if (next() < 0.001) plant(i);
+            let expected = 0;
+            for (let i = 0; i < n; i++)
+              if (popcount32(fps[2 * i]! ^ q[0]!) + popcount32(fps[2 * i + 1]! ^ q[1]!) <= maxDistance) expected++;
+            rt.heap.u32.set(fps, ptr >>> 2);
+            const lo = (BigInt(q[1]!) << 32n) | BigInt(q[0]!);
+            expect(k.hammingCount64(ptr, n, lo, maxDistance), `n ${n}, k ${maxDistance}, seed ${seed}`).toBe(expected);
+          },
+        ),
+        { seed: 0x15b, numRuns: 12 },
+      );
+    } finally {
       rt.heap.release(ptr);
     }
   });
