@@ -20,9 +20,10 @@
 // G fp/s from DRAM against 1.24 for four streams, eight streams of the same block gave distances 1.50-1.53 against
 // 1.24 and count 1.61-1.66 against 1.26-1.27 at 10^7, alternating; so distances walk eight, and so does the count
 // from COUNT8_MIN fingerprints per call on (on data in L2 eight ran 1.93-2.03 against 2.47). Streams 16 KiB + 64 B
-// apart instead of 16 KiB (no two on one L1 set) were slower (1.09-1.15). The 128-bit scans stay one-stream: blocked the same way they ran
-// 0.42-0.65 G fp/s at 10^7 under load (not measured beside the old loop), and the code put index.* over its
-// gzip budget.
+// apart instead of 16 KiB (no two on one L1 set) were slower (1.09-1.15). The 128-bit distances and count walk
+// eight-stream blocks too (5*10^6 resident, alternating, quiet machine: distances 0.37 -> 0.69-0.78 G fp/s, count
+// 0.37-0.38 -> 0.63-0.65; in L2 distances 1.33 -> 1.65, while the count there ran 0.82-0.84 against 1.21-1.22, so
+// it keeps the one-stream loop below COUNT8_MIN / 2). The 128-bit collect stays one stream.
 //
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND
@@ -60,6 +61,16 @@
  */
 // @ts-ignore: decorator
 @inline const COUNT8_MIN: i32 = 1 << 18;
+/**
+ * 128-bit fingerprints per stream of an eight-stream block (16 KiB), and per block (128 KiB). The 128-bit
+ * distances walk such blocks, and so does the count from COUNT8_MIN / 2 fingerprints per call on (2 MiB of them).
+ */
+// @ts-ignore: decorator
+@inline const STREAM128: usize = 1024;
+// @ts-ignore: decorator
+@inline const STREAM128_BYTES: usize = STREAM128 << 4;
+// @ts-ignore: decorator
+@inline const BLOCK128: i32 = <i32>STREAM128 * 8;
 /** Fingerprints per four-stream block. */
 // @ts-ignore: decorator
 @inline const BLOCK: i32 = <i32>STREAM * 4;
@@ -87,6 +98,19 @@ const HIST = memory.data(4 * 132 * 4, 16);
 @inline function distances4(p: usize, q: u64): u64 {
   return popcnt<u64>(load<u64>(p) ^ q) | (popcnt<u64>(load<u64>(p, 8) ^ q) << 8) |
     (popcnt<u64>(load<u64>(p, 16) ^ q) << 16) | (popcnt<u64>(load<u64>(p, 24) ^ q) << 24);
+}
+
+/** The 128-bit distances of fps[p..p+4) from (lo, hi), one byte each, packed little-endian. */
+// @ts-ignore: decorator
+@inline function distances4x128(p: usize, lo: u64, hi: u64): u64 {
+  return d128(p, lo, hi) | (d128(p + 16, lo, hi) << 8) | (d128(p + 32, lo, hi) << 16) | (d128(p + 48, lo, hi) << 24);
+}
+
+/** 256 times how many of the 128-bit fps[p..p+4) are farther than k from (lo, hi), with off = 255 - k. */
+// @ts-ignore: decorator
+@inline function misses4x128(p: usize, lo: u64, hi: u64, off: u64): u64 {
+  return ((d128(p, lo, hi) + off) & MISS128) + ((d128(p + 16, lo, hi) + off) & MISS128) +
+    ((d128(p + 32, lo, hi) + off) & MISS128) + ((d128(p + 48, lo, hi) + off) & MISS128);
 }
 
 /** How many of fps[p..p+4) are farther than k from q, with off = 127 - k. */
@@ -152,12 +176,26 @@ export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void
 }
 
 export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: usize): void {
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
-    let p = fps + (<usize>i << 4);
-    let packed = d128(p, lo, hi) | (d128(p + 16, lo, hi) << 8) | (d128(p + 32, lo, hi) << 16) | (d128(p + 48, lo, hi) << 24);
-    store<u32>(out + i, <u32>packed);
+  let p = fps;
+  let o = out;
+  let endBlocks = fps + (<usize>(n & ~(BLOCK128 - 1)) << 4);
+  while (p < endBlocks) {
+    for (let end = p + STREAM128_BYTES; p < end; p += 64) {
+      store<u32>(o, <u32>distances4x128(p, lo, hi));
+      store<u32>(o + STREAM128, <u32>distances4x128(p + STREAM128_BYTES, lo, hi));
+      store<u32>(o + 2 * STREAM128, <u32>distances4x128(p + 2 * STREAM128_BYTES, lo, hi));
+      store<u32>(o + 3 * STREAM128, <u32>distances4x128(p + 3 * STREAM128_BYTES, lo, hi));
+      store<u32>(o + 4 * STREAM128, <u32>distances4x128(p + 4 * STREAM128_BYTES, lo, hi));
+      store<u32>(o + 5 * STREAM128, <u32>distances4x128(p + 5 * STREAM128_BYTES, lo, hi));
+      store<u32>(o + 6 * STREAM128, <u32>distances4x128(p + 6 * STREAM128_BYTES, lo, hi));
+      store<u32>(o + 7 * STREAM128, <u32>distances4x128(p + 7 * STREAM128_BYTES, lo, hi));
+      o += 4;
+    }
+    p += 7 * STREAM128_BYTES;
+    o += 7 * STREAM128;
   }
+  let i = <i32>((p - fps) >> 4);
+  for (; i + 4 <= n; i += 4) store<u32>(out + i, <u32>distances4x128(fps + (<usize>i << 4), lo, hi));
   for (; i < n; i++) store<u8>(out + i, <u8>d128(fps + (<usize>i << 4), lo, hi));
 }
 
@@ -207,13 +245,21 @@ export function hammingCount64(fps: usize, n: i32, q: u64, k: i32): i32 {
 
 export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i32 {
   let off = <u64>(255 - k);
-  let misses: u64 = 0;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) {
-    let p = fps + (<usize>i << 4);
-    misses += ((d128(p, lo, hi) + off) & MISS128) + ((d128(p + 16, lo, hi) + off) & MISS128) +
-      ((d128(p + 32, lo, hi) + off) & MISS128) + ((d128(p + 48, lo, hi) + off) & MISS128);
+  let m0: u64 = 0, m1: u64 = 0;
+  let p = fps;
+  let endBlocks = n >= COUNT8_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  while (p < endBlocks) {
+    for (let end = p + STREAM128_BYTES; p < end; p += 64) {
+      m0 += misses4x128(p, lo, hi, off) + misses4x128(p + STREAM128_BYTES, lo, hi, off);
+      m1 += misses4x128(p + 2 * STREAM128_BYTES, lo, hi, off) + misses4x128(p + 3 * STREAM128_BYTES, lo, hi, off);
+      m0 += misses4x128(p + 4 * STREAM128_BYTES, lo, hi, off) + misses4x128(p + 5 * STREAM128_BYTES, lo, hi, off);
+      m1 += misses4x128(p + 6 * STREAM128_BYTES, lo, hi, off) + misses4x128(p + 7 * STREAM128_BYTES, lo, hi, off);
+    }
+    p += 7 * STREAM128_BYTES;
   }
+  let misses = m0 + m1;
+  let i = <i32>((p - fps) >> 4);
+  for (; i + 4 <= n; i += 4) misses += misses4x128(fps + (<usize>i << 4), lo, hi, off);
   for (; i < n; i++) misses += (d128(fps + (<usize>i << 4), lo, hi) + off) & MISS128;
   return n - <i32>(misses >> 8);
 }
@@ -510,7 +556,7 @@ export function hammingScanBlock(): i32 {
 }
 
 /** From how many fingerprints per call the count walks eight streams, for the tests of that loop. */
-export function hammingCountWideMin(): i32 {
-  return COUNT8_MIN;
+export function hammingCountWideMin(bits: i32): i32 {
+  return bits == 128 ? COUNT8_MIN >> 1 : COUNT8_MIN;
 }
 

@@ -13,8 +13,8 @@ import { rng } from '../reference.js';
 interface ScanKernels extends HammingKernels {
   /** Fingerprints per block of the 64-bit scans. */
   hammingScanBlock(): number;
-  /** Fingerprints per call from which the 64-bit count walks eight streams. */
-  hammingCountWideMin(): number;
+  /** Fingerprints per call from which the count walks eight streams. */
+  hammingCountWideMin(bits: number): number;
 }
 
 function popcount64(x: bigint): number {
@@ -168,8 +168,9 @@ describe('scan kernels, four- and eight-stream blocks', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const block = k.hammingScanBlock();
-    // The block is walked as four streams or eight: plant at the boundaries of both.
-    const stream = block / 8;
+    // A 64-bit block is walked as four streams or eight, a 128-bit one (half as many fingerprints) as eight:
+    // plant at the boundaries of all.
+    const stream = block / 16;
     const maxN = 2 * block + 40;
     const ptr = rt.heap.alloc(16 * maxN + 128);
     const outIndex = rt.heap.alloc(4 * maxN);
@@ -221,7 +222,7 @@ describe('scan kernels, four- and eight-stream blocks', () => {
                 plant(i, maxDistance);
             }
             // The first and last of every stream and block, and the first of the one-stream rest.
-            for (let s = 0; s <= 16; s++) {
+            for (let s = 0; s <= 32; s++) {
               for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n && next() < 0.7) plant(i, atOrPast());
             }
             const at = ptr + 8 * shift;
@@ -262,46 +263,58 @@ describe('scan kernels, four- and eight-stream blocks', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const block = k.hammingScanBlock();
-    const wide = k.hammingCountWideMin();
-    const stream = block / 8;
-    const maxN = wide + 2 * block + 40;
-    const ptr = rt.heap.alloc(8 * maxN + 64);
+    const ptr = rt.heap.alloc(16 * (k.hammingCountWideMin(64) + 2 * block + 40) + 64);
     try {
       fc.assert(
         fc.property(
-          fc.oneof(
-            fc.integer({ min: wide - 9, max: wide + 9 }),
-            fc.integer({ min: wide + block - 9, max: wide + block + 9 }),
-            fc.integer({ min: wide, max: maxN }),
-          ),
-          fc.oneof(fc.constantFrom(0, 3, 31, 64), fc.integer({ min: 0, max: 64 })),
-          fc.integer({ min: 1, max: 2 ** 31 - 1 }),
-          (n, maxDistance, seed) => {
+          fc.constantFrom(64 as const, 128 as const).chain((bits) => {
+            const wide = k.hammingCountWideMin(bits);
+            return fc.record({
+              bits: fc.constant(bits),
+              n: fc.oneof(
+                fc.integer({ min: wide - 9, max: wide + 9 }),
+                fc.integer({ min: wide + block - 9, max: wide + block + 9 }),
+                fc.integer({ min: wide, max: wide + 2 * block + 40 }),
+              ),
+              maxDistance: fc.oneof(fc.constantFrom(0, 3, 31, bits), fc.integer({ min: 0, max: bits })),
+              seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+            });
+          }),
+          ({ bits, n, maxDistance, seed }) => {
+            const kernel = scans(k, bits);
+            const words = bits / 32;
             const next = rng(seed);
             const word = () => Math.floor(next() * 2 ** 32);
-            const fps = new Uint32Array(2 * n);
+            const fps = new Uint32Array(words * n);
             for (let i = 0; i < fps.length; i++) fps[i] = word();
-            const q = [word(), word()];
+            const q = Uint32Array.from({ length: words }, word);
             // At k or k + 1 from the query: the first and last of every stream, and a sprinkle elsewhere.
             const plant = (i: number) => {
-              const d = Math.min(64, maxDistance + (next() < 0.5 ? 0 : 1));
-              const order = Array.from({ length: 64 }, (_, b) => b).sort(() => next() - 0.5);
-              fps[2 * i] = q[0]!;
-              fps[2 * i + 1] = q[1]!;
-              for (const b of order.slice(0, d)) fps[2 * i + (b >>> 5)]! ^= 1 << (b & 31);
+              const d = Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
+              const order = Array.from({ length: bits }, (_, b) => b).sort(() => next() - 0.5);
+              fps.set(q, words * i);
+              for (const b of order.slice(0, d)) fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
             };
+            const stream = block / 16;
             for (let s = 0; s * stream <= n; s++)
               for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n) plant(i);
             for (let i = 0; i < n; i++) if (next() < 0.001) plant(i);
             let expected = 0;
-            for (let i = 0; i < n; i++)
-              if (popcount32(fps[2 * i]! ^ q[0]!) + popcount32(fps[2 * i + 1]! ^ q[1]!) <= maxDistance) expected++;
+            for (let i = 0; i < n; i++) {
+              let d = 0;
+              for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
+              if (d <= maxDistance) expected++;
+            }
             rt.heap.u32.set(fps, ptr >>> 2);
-            const lo = (BigInt(q[1]!) << 32n) | BigInt(q[0]!);
-            expect(k.hammingCount64(ptr, n, lo, maxDistance), `n ${n}, k ${maxDistance}, seed ${seed}`).toBe(expected);
+            const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
+            const hi = bits === 128 ? qWord(1) : 0n;
+            expect(
+              kernel.count(ptr, n, qWord(0), hi, maxDistance),
+              `${bits}-bit, n ${n}, k ${maxDistance}, seed ${seed}`,
+            ).toBe(expected);
           },
         ),
-        { seed: 0x15b, numRuns: 12 },
+        { seed: 0x15b, numRuns: 16 },
       );
     } finally {
       rt.heap.release(ptr);
