@@ -1,11 +1,25 @@
-// A plain parser of the Unicode Character Database text files (Debian's package unicode-data, installed by
-// scripts/install-unicode-data.sh), and what the default spec (README, "Fingerprint spec") says each code point's
-// class and case folding are, derived from them. Independent of V8's regular expressions and case mapping, which
-// scripts/gen-unicode.mjs uses to build the WebAssembly tables.
+// A plain parser of the Unicode Character Database text files, and what the default spec (README, "Fingerprint
+// spec") says each code point's class and case folding are, derived from them. Independent of V8's regular
+// expressions and case mapping, which scripts/gen-unicode.mjs uses to build the WebAssembly tables.
+//
+// The files are Unicode 15.0.0's as Debian's package unicode-data 15.0.0-1 installs them, kept gzipped in
+// test/vectors/ucd/ (see SOURCES.md there) so that the tests need nothing installed; each is checked against its
+// SHA-256 as published there. SIMHASH_UCD names a directory of plain .txt files to use instead (another version,
+// say /usr/share/unicode).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
-export const UCD_DIR = process.env.SIMHASH_UCD ?? '/usr/share/unicode';
+const UCD_DIR = process.env.SIMHASH_UCD || undefined;
+const VENDORED = path.join(import.meta.dirname, 'vectors/ucd');
+/** SHA-256 of the uncompressed files of unicode-data 15.0.0-1. */
+const SHA256: Record<string, string> = {
+  'UnicodeData.txt': '806e9aed65037197f1ec85e12be6e8cd870fc5608b4de0fffd990f689f376a73',
+  'Scripts.txt': 'cca85d830f46aece2e7c1459ef1249993dca8f2e46d51e869255be140d7ea4b0',
+  'CaseFolding.txt': 'cdd49e55eae3bbf1f0a3f6580c974a0263cb86a6a08daa10fbf705b4808a56f7',
+  'DerivedCoreProperties.txt': 'd367290bc0867e6b484c68370530bdd1a08b6b32404601b8c7accaf83e05628d',
+};
 export const CODE_POINTS = 0x110000;
 
 export const SEPARATOR = 0;
@@ -33,15 +47,16 @@ export interface Ucd {
 }
 
 function read(file: string): string {
-  const full = path.join(UCD_DIR, file);
-  if (!fs.existsSync(full)) {
-    throw new Error(
-      `${full} is missing: the Unicode tests check the tables against Debian's Unicode Character Database. ` +
-        'Install it with `bash scripts/install-unicode-data.sh` (apt-get install unicode-data), or point ' +
-        'SIMHASH_UCD at a directory holding UnicodeData.txt, Scripts.txt, CaseFolding.txt and DerivedCoreProperties.txt.',
-    );
+  if (UCD_DIR !== undefined) {
+    const full = path.join(UCD_DIR, file);
+    if (!fs.existsSync(full)) throw new Error(`${full} is missing (SIMHASH_UCD=${UCD_DIR})`);
+    return fs.readFileSync(full, 'utf8');
   }
-  return fs.readFileSync(full, 'utf8');
+  const bytes = gunzipSync(fs.readFileSync(path.join(VENDORED, `${file}.gz`)));
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  if (sha !== SHA256[file])
+    throw new Error(`test/vectors/ucd/${file}.gz is not unicode-data 15.0.0-1's ${file} (${sha})`);
+  return bytes.toString('utf8');
 }
 
 /** Data lines of a UCD file: comments stripped, fields split on ';' and trimmed. */

@@ -1,10 +1,10 @@
 // Code points the WebAssembly tables (built from a newer Unicode than Debian's unicode-data) make word characters
-// but the installed Unicode Character Database does not assign yet. The UCD cannot judge them, so
+// but the Unicode Character Database used (test/ucd.ts) does not assign yet. The UCD cannot judge them, so
 // test/fingerprint/unicode.test.ts excludes exactly these from the comparison and asserts that (a) every one is
-// unassigned (Cn) in the installed database, (b) the tables give each the class listed here, and (c) no other code
+// unassigned (Cn) in that database, (b) the tables give each the class listed here, and (c) no other code
 // point differs. Their case folding has no independent source here and is not checked.
 //
-// Keyed by "<UCD version> -> <tables version>". A pair of versions not listed here fails the test: install the UCD
+// Keyed by "<UCD version> -> <tables version>". A pair of versions not listed here fails the test: use the UCD
 // of the tables' version (then nothing is excluded) or add the pair's list, checked against the UCD's DerivedAge.
 import { STANDALONE, WORD, type CharClass } from '../ucd.js';
 

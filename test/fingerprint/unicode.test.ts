@@ -1,5 +1,5 @@
-// The compiled tokenizer's character classes and case folding, code point by code point, against Debian's Unicode
-// Character Database (test/ucd.ts parses it; scripts/install-unicode-data.sh installs it). Each code point is its
+// The compiled tokenizer's character classes and case folding, code point by code point, against the Unicode
+// Character Database (Debian's unicode-data 15.0 files in test/vectors/ucd/, parsed by test/ucd.ts). Each code point is its
 // own document, so one wrong code point is one reported failure, never a changed fingerprint over everything.
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ const isSurrogate = (cp: number) => cp >= 0xd800 && cp <= 0xdfff;
 const utf8 = new TextEncoder();
 
 let ucd: Ucd;
-/** Code points the installed UCD is too old to judge, with the class the tables must give them. */
+/** Code points the UCD used is too old to judge, with the class the tables must give them. */
 let newer: Map<number, CharClass>;
 let newerRanges: readonly NewerRange[];
 
@@ -38,8 +38,8 @@ beforeAll(async () => {
   const key = `${ucd.version} -> ${TABLES_VERSION}`;
   if (!sameVersion && !NEWER_THAN_UCD[key]) {
     throw new Error(
-      `the tables are Unicode ${TABLES_VERSION} but the installed UCD is ${ucd.version}, and ` +
-        `test/fingerprint/unicode-newer.ts has no list for "${key}": install the UCD of the tables' version or add the list`,
+      `the tables are Unicode ${TABLES_VERSION} but the UCD used is ${ucd.version}, and ` +
+        `test/fingerprint/unicode-newer.ts has no list for "${key}": point SIMHASH_UCD at the UCD of the tables' version or add the list`,
     );
   }
   newerRanges = sameVersion ? [] : NEWER_THAN_UCD[key]!;
@@ -221,8 +221,8 @@ describe(`Unicode tables (Unicode ${TABLES_VERSION}) against the Unicode Charact
     expectNone(mismatches, `code points differ between V8 (Unicode ${process.versions.unicode}) and the UCD`);
   });
 
-  it('the code points newer than the installed UCD are unassigned there, and listed exactly', () => {
-    // The exclusion list may only hold code points the installed UCD does not assign: anything it does assign is
+  it('the code points newer than the UCD used are unassigned there, and listed exactly', () => {
+    // The exclusion list may only hold code points the UCD used does not assign: anything it does assign is
     // compared above.
     const assigned = [...newer.keys()].filter((cp) => ucd.category(cp) !== 'Cn').map(hex);
     expect(assigned).toEqual([]);
