@@ -9,21 +9,22 @@
 // nibble-table pshufb sequence with its constants reloaded per use, 0.98 G fp/s in L2 (extadd/narrow tree, 16 per
 // step) and 1.40 for v128 loads with i64x2 lane extracts into scalar popcnt, against 2.01 G for the scalar loop.
 //
-// Why four or eight streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only so
-// far ahead of one stream (and restarts at every 4 KiB page), so a scan that also spends time on popcnt pays
+// Why four or eight streams: one sequential stream leaves DRAM bandwidth unused, the hardware prefetcher runs only
+// so far ahead of one stream (and restarts at every 4 KiB page), so a scan that also spends time on popcnt pays
 // part of each miss. The one-query 64-bit scans therefore walk a block of 4 * STREAM fingerprints as four
 // interleaved sub-blocks, four fingerprints of each per step (same-run on a 2-core Xeon VM, 10^7 resident:
 // distances 1.28-1.35 against 0.78 G fp/s for one stream, 1.03 with 512 per stream; count 1.20 against 0.71,
 // and two streams 1.00-1.18; in L2 also faster, 2.40 against 2.02). Touching a line 1-16 KiB ahead from one
 // stream, the software-prefetch substitute, did not help (0.70-0.73 against 0.73). Lengths not a multiple of
-// the block finish in the one-stream loops. On a quiet machine (2026-12-02), where C's plain loop reached 1.55-1.77
-// G fp/s from DRAM against 1.24 for four streams, eight streams of the same block gave distances 1.50-1.53 against
-// 1.24 and count 1.61-1.66 against 1.26-1.27 at 10^7, alternating; so distances walk eight, and so does the count
-// from COUNT8_MIN fingerprints per call on (on data in L2 eight ran 1.93-2.03 against 2.47). Streams 16 KiB + 64 B
-// apart instead of 16 KiB (no two on one L1 set) were slower (1.09-1.15). The 128-bit distances and count walk
-// eight-stream blocks too (5*10^6 resident, alternating, quiet machine: distances 0.37 -> 0.69-0.78 G fp/s, count
-// 0.37-0.38 -> 0.63-0.65; in L2 distances 1.33 -> 1.65, while the count there ran 0.82-0.84 against 1.21-1.22, so
-// it keeps the one-stream loop below COUNT8_MIN / 2). The 128-bit collect stays one stream.
+// the block finish in the one-stream loops. On a quiet machine (2026-12-02), where C's plain loop reached
+// 1.55-1.77 G fp/s from DRAM against 1.24 for four streams, eight streams of the same block gave distances
+// 1.50-1.53 against 1.24 and count 1.61-1.66 against 1.26-1.27 at 10^7, alternating; so distances walk eight,
+// and so does the count from EIGHT_STREAMS_MIN fingerprints per call on (on data in L2 eight ran 1.93-2.03
+// against 2.47). Streams 16 KiB + 64 B apart (no two on one L1 set) were slower (1.09-1.15), and so were
+// sixteen. The 128-bit scans walk eight-stream blocks too (5*10^6 resident, alternating: distances 0.37 ->
+// 0.69-0.78 G fp/s, count 0.37-0.38 -> 0.63-0.65, collect 0.36-0.37 -> 0.71-0.74); in L2 distances went 1.33 ->
+// 1.65, while the count ran 0.82-0.84 against 1.21-1.22 and the collect 0.95-0.97 against 1.06, so those two
+// keep their one-stream loops below EIGHT_STREAMS_MIN / 2.
 //
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND
@@ -56,15 +57,13 @@
 // @ts-ignore: decorator
 @inline const STREAM8_BYTES: usize = STREAM8 << 3;
 /**
- * The count walks eight streams from this many fingerprints per call on (2 MiB of them, a core's L2 here), four
- * below: eight keep more DRAM misses in flight, but on data in L2 they ran 20 % slower than four.
+ * The count walks eight streams from this many 64-bit fingerprints per call on (2 MiB of them, a core's L2 here),
+ * four below: eight keep more DRAM misses in flight, but on data in L2 they ran 20 % slower than four. 128-bit
+ * counts and collects walk eight from half as many on (the same bytes), one stream below.
  */
 // @ts-ignore: decorator
-@inline const COUNT8_MIN: i32 = 1 << 18;
-/**
- * 128-bit fingerprints per stream of an eight-stream block (16 KiB), and per block (128 KiB). The 128-bit
- * distances walk such blocks, and so does the count from COUNT8_MIN / 2 fingerprints per call on (2 MiB of them).
- */
+@inline const EIGHT_STREAMS_MIN: i32 = 1 << 18;
+/** 128-bit fingerprints per stream of an eight-stream block (16 KiB), and per block (128 KiB). */
 // @ts-ignore: decorator
 @inline const STREAM128: usize = 1024;
 // @ts-ignore: decorator
@@ -111,6 +110,13 @@ const HIST = memory.data(4 * 132 * 4, 16);
 @inline function misses4x128(p: usize, lo: u64, hi: u64, off: u64): u64 {
   return ((d128(p, lo, hi) + off) & MISS128) + ((d128(p + 16, lo, hi) + off) & MISS128) +
     ((d128(p + 32, lo, hi) + off) & MISS128) + ((d128(p + 48, lo, hi) + off) & MISS128);
+}
+
+/** Bit 8 clear exactly when one of the 128-bit fps[p..p+4) is within k of (lo, hi) (off = 255 - k). */
+// @ts-ignore: decorator
+@inline function anyHit4x128(p: usize, lo: u64, hi: u64, off: u64): u64 {
+  return (d128(p, lo, hi) + off) & (d128(p + 16, lo, hi) + off) & (d128(p + 32, lo, hi) + off) &
+    (d128(p + 48, lo, hi) + off);
 }
 
 /** How many of fps[p..p+4) are farther than k from q, with off = 127 - k. */
@@ -204,15 +210,15 @@ export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: u
 
 /**
  * How many of fps[0..n) are within distance k (0 <= k <= 64) of q. With off = 127 - k, (d + off) >> 7 is 1
- * exactly for a miss. Whole blocks in eight streams (from COUNT8_MIN on) or four, the rest eight per step into two
- * accumulators (same-run, in cache: 2.45 against 2.17 G fp/s for four per step into one accumulator).
+ * exactly for a miss. Whole blocks in eight streams (from EIGHT_STREAMS_MIN on) or four, the rest eight per step
+ * into two accumulators (same-run, in cache: 2.45 against 2.17 G fp/s for four per step into one accumulator).
  */
 export function hammingCount64(fps: usize, n: i32, q: u64, k: i32): i32 {
   let off = <u64>(127 - k);
   let m0: u64 = 0, m1: u64 = 0;
   let p = fps;
   let endBlocks = blocksEnd(fps, n);
-  if (n >= COUNT8_MIN) {
+  if (n >= EIGHT_STREAMS_MIN) {
     while (p < endBlocks) {
       for (let end = p + STREAM8_BYTES; p < end; p += 32) {
         m0 += misses4(p, q, off) + misses4(p + STREAM8_BYTES, q, off);
@@ -247,7 +253,7 @@ export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i
   let off = <u64>(255 - k);
   let m0: u64 = 0, m1: u64 = 0;
   let p = fps;
-  let endBlocks = n >= COUNT8_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
   while (p < endBlocks) {
     for (let end = p + STREAM128_BYTES; p < end; p += 64) {
       m0 += misses4x128(p, lo, hi, off) + misses4x128(p + STREAM128_BYTES, lo, hi, off);
@@ -297,6 +303,16 @@ function emitListed(list: usize, listEnd: usize, fps: usize, q: u64, k: i32, bas
     let g = <usize>load<u32>(l);
     let at = base + <u32>((g - fps) >> 3);
     for (let j = 0; j < 4; j++) c = emit(c, d64(g + (<usize>j << 3), q), k, at + <u32>j, outIndex, outDistance);
+  }
+  return c;
+}
+
+/** emitListed for 128-bit fingerprints (lo, hi the query's words). */
+function emitListed128(list: usize, listEnd: usize, fps: usize, lo: u64, hi: u64, k: i32, base: u32, c: i32, outIndex: usize, outDistance: usize): i32 {
+  for (let l = list; l < listEnd; l += 4) {
+    let g = <usize>load<u32>(l);
+    let at = base + <u32>((g - fps) >> 4);
+    for (let j = 0; j < 4; j++) c = emit(c, d128(g + (<usize>j << 4), lo, hi), k, at + <u32>j, outIndex, outDistance);
   }
   return c;
 }
@@ -356,16 +372,62 @@ export function hammingCollect64(fps: usize, n: i32, q: u64, k: i32, base: u32, 
   return c;
 }
 
+/**
+ * hammingCollect64 for 128-bit fingerprints: from EIGHT_STREAMS_MIN / 2 on, whole blocks in eight streams that note
+ * the groups of four with a hit (the block written afterwards, stream by stream, while its groups fit the room
+ * left); the rest four per step (in L2 the blocks ran 0.95-0.97 against 1.06 G fp/s).
+ */
 export function hammingCollect128(fps: usize, n: i32, lo: u64, hi: u64, k: i32, base: u32, outIndex: usize, outDistance: usize, cap: i32): i32 {
   let off = <u64>(255 - k);
   let c = 0;
-  let i = 0;
+  let p = fps;
+  let endBlocks = n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  while (p < endBlocks) {
+    let roomGroups = (cap - c) >> 2;
+    let listed = 0;
+    // A stream has at most STREAM128 / 4 groups: its list takes STREAM128 bytes of HIT_GROUPS.
+    let l0 = HIT_GROUPS, l1 = l0 + STREAM128, l2 = l0 + 2 * STREAM128, l3 = l0 + 3 * STREAM128;
+    let l4 = l0 + 4 * STREAM128, l5 = l0 + 5 * STREAM128, l6 = l0 + 6 * STREAM128, l7 = l0 + 7 * STREAM128;
+    let s = p;
+    for (let end = p + STREAM128_BYTES; s < end; s += 64) {
+      let t0 = anyHit4x128(s, lo, hi, off);
+      let t1 = anyHit4x128(s + STREAM128_BYTES, lo, hi, off);
+      let t2 = anyHit4x128(s + 2 * STREAM128_BYTES, lo, hi, off);
+      let t3 = anyHit4x128(s + 3 * STREAM128_BYTES, lo, hi, off);
+      let t4 = anyHit4x128(s + 4 * STREAM128_BYTES, lo, hi, off);
+      let t5 = anyHit4x128(s + 5 * STREAM128_BYTES, lo, hi, off);
+      let t6 = anyHit4x128(s + 6 * STREAM128_BYTES, lo, hi, off);
+      let t7 = anyHit4x128(s + 7 * STREAM128_BYTES, lo, hi, off);
+      if ((t0 & t1 & t2 & t3 & t4 & t5 & t6 & t7 & MISS128) == 0) {
+        if (listed + 8 > roomGroups) break;
+        if ((t0 & MISS128) == 0) { store<u32>(l0, <u32>s); l0 += 4; listed++; }
+        if ((t1 & MISS128) == 0) { store<u32>(l1, <u32>(s + STREAM128_BYTES)); l1 += 4; listed++; }
+        if ((t2 & MISS128) == 0) { store<u32>(l2, <u32>(s + 2 * STREAM128_BYTES)); l2 += 4; listed++; }
+        if ((t3 & MISS128) == 0) { store<u32>(l3, <u32>(s + 3 * STREAM128_BYTES)); l3 += 4; listed++; }
+        if ((t4 & MISS128) == 0) { store<u32>(l4, <u32>(s + 4 * STREAM128_BYTES)); l4 += 4; listed++; }
+        if ((t5 & MISS128) == 0) { store<u32>(l5, <u32>(s + 5 * STREAM128_BYTES)); l5 += 4; listed++; }
+        if ((t6 & MISS128) == 0) { store<u32>(l6, <u32>(s + 6 * STREAM128_BYTES)); l6 += 4; listed++; }
+        if ((t7 & MISS128) == 0) { store<u32>(l7, <u32>(s + 7 * STREAM128_BYTES)); l7 += 4; listed++; }
+      }
+    }
+    if (s < p + STREAM128_BYTES) break;
+    c = emitListed128(HIT_GROUPS, l0, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + STREAM128, l1, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 2 * STREAM128, l2, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 3 * STREAM128, l3, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 4 * STREAM128, l4, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 5 * STREAM128, l5, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 6 * STREAM128, l6, fps, lo, hi, k, base, c, outIndex, outDistance);
+    c = emitListed128(HIT_GROUPS + 7 * STREAM128, l7, fps, lo, hi, k, base, c, outIndex, outDistance);
+    p += 8 * STREAM128_BYTES;
+  }
+  let i = <i32>((p - fps) >> 4);
   for (; i + 4 <= n && c + 4 <= cap; i += 4) {
-    let p = fps + (<usize>i << 4);
-    let e0 = d128(p, lo, hi);
-    let e1 = d128(p + 16, lo, hi);
-    let e2 = d128(p + 32, lo, hi);
-    let e3 = d128(p + 48, lo, hi);
+    let q = fps + (<usize>i << 4);
+    let e0 = d128(q, lo, hi);
+    let e1 = d128(q + 16, lo, hi);
+    let e2 = d128(q + 32, lo, hi);
+    let e3 = d128(q + 48, lo, hi);
     if (((e0 + off) & (e1 + off) & (e2 + off) & (e3 + off) & MISS128) == 0) {
       let at = base + <u32>i;
       c = emit(c, e0, k, at, outIndex, outDistance);
@@ -555,8 +617,8 @@ export function hammingScanBlock(): i32 {
   return BLOCK;
 }
 
-/** From how many fingerprints per call the count walks eight streams, for the tests of that loop. */
-export function hammingCountWideMin(bits: i32): i32 {
-  return bits == 128 ? COUNT8_MIN >> 1 : COUNT8_MIN;
+/** From how many fingerprints per call the count (and 128-bit collect) walks eight streams, for the tests. */
+export function hammingEightStreamsMin(bits: i32): i32 {
+  return bits == 128 ? EIGHT_STREAMS_MIN >> 1 : EIGHT_STREAMS_MIN;
 }
 

@@ -12,8 +12,10 @@
 // build's block merge, the join walk's four-candidate steps and the shingle sort's exchange pass took index.cjs to
 // 144.3 KiB: the budget was then 148 KiB. The weighted reducer's per-byte tables and the chunked hash entry points
 // (+1.9 KiB per build; unrolled, since a loop over the eight tables ran at half the speed) took index.cjs to
-// 148.5 KiB: the budget is now 152 KiB, still far below what a second copy of either build (+30 KiB as base64)
-// would add.
+// 148.5 KiB: the budget was then 152 KiB. The eight-stream scans (64-bit distances and count, 128-bit distances,
+// count and collect: twice as fast from DRAM at 128 bits; +3.7 KiB raw per build) took index.cjs to 514 KiB raw
+// and 150.9 KiB gzip: the raw budget is now 528 KiB; gzip stays at 152 KiB, still far below what a second copy of
+// either build (+30 KiB as base64) would add.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -21,8 +23,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 512 * KB, gzip: 152 * KB },
-  'dist/index.cjs': { raw: 512 * KB, gzip: 152 * KB },
+  'dist/index.mjs': { raw: 528 * KB, gzip: 152 * KB },
+  'dist/index.cjs': { raw: 528 * KB, gzip: 152 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
   'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.

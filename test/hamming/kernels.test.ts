@@ -13,8 +13,8 @@ import { rng } from '../reference.js';
 interface ScanKernels extends HammingKernels {
   /** Fingerprints per block of the 64-bit scans. */
   hammingScanBlock(): number;
-  /** Fingerprints per call from which the count walks eight streams. */
-  hammingCountWideMin(bits: number): number;
+  /** Fingerprints per call from which the count (and the 128-bit collect) walk eight streams. */
+  hammingEightStreamsMin(bits: number): number;
 }
 
 function popcount64(x: bigint): number {
@@ -259,16 +259,19 @@ describe('scan kernels, four- and eight-stream blocks', () => {
       rt.heap.release(ptr);
     }
   });
-  it('count the same in their eight-stream loop (from hammingCountWideMin per call on) as the reference', () => {
+  it('count and collect the same in their eight-stream loops (from hammingEightStreamsMin per call on) as the reference', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const block = k.hammingScanBlock();
-    const ptr = rt.heap.alloc(16 * (k.hammingCountWideMin(64) + 2 * block + 40) + 64);
+    const maxN = k.hammingEightStreamsMin(64) + 2 * block + 40;
+    const ptr = rt.heap.alloc(16 * maxN + 64);
+    const outIndex = rt.heap.alloc(4 * 65536);
+    const outDistance = rt.heap.alloc(65536 + 16);
     try {
       fc.assert(
         fc.property(
           fc.constantFrom(64 as const, 128 as const).chain((bits) => {
-            const wide = k.hammingCountWideMin(bits);
+            const wide = k.hammingEightStreamsMin(bits);
             return fc.record({
               bits: fc.constant(bits),
               n: fc.oneof(
@@ -277,10 +280,12 @@ describe('scan kernels, four- and eight-stream blocks', () => {
                 fc.integer({ min: wide, max: wide + 2 * block + 40 }),
               ),
               maxDistance: fc.oneof(fc.constantFrom(0, 3, 31, bits), fc.integer({ min: 0, max: bits })),
+              cap: fc.constantFrom(1, 7, 64, 1000, 65536),
+              near: fc.constantFrom(0.001, 0.05, 0.5),
               seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
             });
           }),
-          ({ bits, n, maxDistance, seed }) => {
+          ({ bits, n, maxDistance, cap, near, seed }) => {
             const kernel = scans(k, bits);
             const words = bits / 32;
             const next = rng(seed);
@@ -288,26 +293,53 @@ describe('scan kernels, four- and eight-stream blocks', () => {
             const fps = new Uint32Array(words * n);
             for (let i = 0; i < fps.length; i++) fps[i] = word();
             const q = Uint32Array.from({ length: words }, word);
-            // At k or k + 1 from the query: the first and last of every stream, and a sprinkle elsewhere.
+            // At k or k + 1 from the query: the first and last of every stream, and a share `near` of the rest.
+            const order = Array.from({ length: bits }, (_, b) => b);
             const plant = (i: number) => {
               const d = Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
-              const order = Array.from({ length: bits }, (_, b) => b).sort(() => next() - 0.5);
               fps.set(q, words * i);
-              for (const b of order.slice(0, d)) fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
+              for (let f = 0; f < d; f++) {
+                const r = f + Math.floor(next() * (bits - f));
+                const b = order[r]!;
+                order[r] = order[f]!;
+                order[f] = b;
+                fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
+              }
             };
             const stream = block / 16;
             for (let s = 0; s * stream <= n; s++)
               for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n) plant(i);
-            for (let i = 0; i < n; i++) if (next() < 0.001) plant(i);
-            let expected = 0;
+            for (let i = 0; i < n; i++) if (next() < near) plant(i);
+            const hits: number[] = [];
+            const distance: number[] = [];
             for (let i = 0; i < n; i++) {
               let d = 0;
               for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
-              if (d <= maxDistance) expected++;
+              if (d <= maxDistance) {
+                hits.push(i);
+                distance.push(d);
+              }
             }
+            const expected = hits.length;
             rt.heap.u32.set(fps, ptr >>> 2);
             const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
             const hi = bits === 128 ? qWord(1) : 0n;
+            const label = `${bits}-bit, n ${n}, k ${maxDistance}, cap ${cap}, seed ${seed}`;
+            const got = collectAll(
+              kernel,
+              rt.heap,
+              bits / 8,
+              ptr,
+              n,
+              qWord(0),
+              hi,
+              maxDistance,
+              cap,
+              outIndex,
+              outDistance,
+            );
+            expect(got.index, label).toEqual(hits);
+            expect(got.distance, label).toEqual(distance);
             expect(
               kernel.count(ptr, n, qWord(0), hi, maxDistance),
               `${bits}-bit, n ${n}, k ${maxDistance}, seed ${seed}`,
@@ -317,7 +349,53 @@ describe('scan kernels, four- and eight-stream blocks', () => {
         { seed: 0x15b, numRuns: 16 },
       );
     } finally {
+      rt.heap.release(outDistance);
+      rt.heap.release(outIndex);
       rt.heap.release(ptr);
+    }
+  });
+  it('stop exactly at a full buffer when one step of a block holds more hits than the room left', () => {
+    const rt = wasm();
+    const k = rt.kernels as unknown as ScanKernels;
+    const block = k.hammingScanBlock();
+    for (const bits of [64, 128] as const) {
+      const kernel = scans(k, bits);
+      const words = bits / 32;
+      // 64-bit blocks: four streams of block / 4; 128-bit: eight of block / 16, from hammingEightStreamsMin on.
+      const streams = bits === 64 ? 4 : 8;
+      const stream = bits === 64 ? block / 4 : block / 16;
+      const n = k.hammingEightStreamsMin(bits) + 5;
+      const ptr = rt.heap.alloc(4 * words * n + 64);
+      const outIndex = rt.heap.alloc(4 * 64);
+      const outDistance = rt.heap.alloc(64 + 16);
+      try {
+        // Every fingerprint far from the query (all bits flipped), but the first step of each stream of the first
+        // block: those are the query itself.
+        const fps = new Uint32Array(words * n).fill(0xffffffff);
+        const hits: number[] = [];
+        for (let s = 0; s < streams; s++)
+          for (let j = 0; j < 4; j++) {
+            const i = s * stream + j;
+            fps.fill(0, words * i, words * (i + 1));
+            hits.push(i);
+          }
+        rt.heap.u32.set(fps, ptr >>> 2);
+        for (const cap of [1, 4, 5, 7, 8, 15, 16, 17, 31]) {
+          rt.heap.u8.fill(0xee, outDistance, outDistance + 64 + 16);
+          const c = kernel.collect(ptr, n, 0n, 0n, 3, 0, outIndex, outDistance, cap);
+          expect(c, `${bits}-bit, cap ${cap}`).toBe(Math.min(cap, hits.length));
+          expect(rt.heap.u8[outDistance + cap], `${bits}-bit, cap ${cap}: nothing written past cap`).toBe(0xee);
+          expect([...rt.heap.u32.subarray(outIndex >>> 2, (outIndex >>> 2) + c)]).toEqual(
+            hits.slice(0, c).sort((a, b) => a - b),
+          );
+        }
+        const all = collectAll(kernel, rt.heap, bits / 8, ptr, n, 0n, 0n, 3, 3, outIndex, outDistance);
+        expect(all.index).toEqual([...hits].sort((a, b) => a - b));
+      } finally {
+        rt.heap.release(outDistance);
+        rt.heap.release(outIndex);
+        rt.heap.release(ptr);
+      }
     }
   });
 });
