@@ -17,6 +17,22 @@ interface ScanKernels extends HammingKernels {
   hammingEightStreamsMin(bits: number): number;
 }
 
+/** Runs `f` with three fresh blocks of WebAssembly memory (fingerprints, output indices, output distances). */
+function withBuffers(
+  rt: ReturnType<typeof wasm>,
+  bytes: [number, number, number],
+  f: (ptr: number, outIndex: number, outDistance: number) => void,
+): void {
+  const [ptr, outIndex, outDistance] = bytes.map((n) => rt.heap.alloc(n)) as [number, number, number];
+  try {
+    f(ptr, outIndex, outDistance);
+  } finally {
+    rt.heap.release(outDistance);
+    rt.heap.release(outIndex);
+    rt.heap.release(ptr);
+  }
+}
+
 function popcount64(x: bigint): number {
   let d = 0;
   for (; x; x &= x - 1n) d++;
@@ -45,10 +61,7 @@ describe('64-bit scan kernels, raw', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const next = rng(1515);
-    const ptr = rt.heap.alloc(8 * 400 + 64);
-    const outIndex = rt.heap.alloc(4 * 400);
-    const outDistance = rt.heap.alloc(400 + 16);
-    try {
+    withBuffers(rt, [8 * 400 + 64, 4 * 400, 400 + 16], (ptr, outIndex, outDistance) => {
       for (let trial = 0; trial < 120; trial++) {
         const n = trial < 40 ? trial : Math.floor(next() * 390);
         const shift = 8 * Math.floor(next() * 8); // 0..56: groups of eight start anywhere in a cache line
@@ -87,11 +100,7 @@ describe('64-bit scan kernels, raw', () => {
           expect(gotDistance, `${label}, cap ${cap}`).toEqual(hits.map((i) => expected[i]!));
         }
       }
-    } finally {
-      rt.heap.release(outDistance);
-      rt.heap.release(outIndex);
-      rt.heap.release(ptr);
-    }
+    });
   });
 });
 
@@ -172,13 +181,10 @@ describe('scan kernels, four- and eight-stream blocks', () => {
     // plant at the boundaries of all.
     const stream = block / 16;
     const maxN = 2 * block + 40;
-    const ptr = rt.heap.alloc(16 * maxN + 128);
-    const outIndex = rt.heap.alloc(4 * maxN);
-    const outDistance = rt.heap.alloc(maxN + 16);
     const around = (x: number) => fc.integer({ min: x - 9, max: x + 9 });
     const sizes = (block: number) =>
       fc.oneof(around(block), around(2 * block), fc.integer({ min: 0, max: 2 * block + 40 }));
-    try {
+    withBuffers(rt, [16 * maxN + 128, 4 * maxN, maxN + 16], (ptr, outIndex, outDistance) => {
       fc.assert(
         fc.property(
           fc.constantFrom(64 as const, 128 as const).chain((bits) =>
@@ -253,21 +259,14 @@ describe('scan kernels, four- and eight-stream blocks', () => {
         ),
         { seed: 0x15a, numRuns: 100 },
       );
-    } finally {
-      rt.heap.release(outDistance);
-      rt.heap.release(outIndex);
-      rt.heap.release(ptr);
-    }
+    });
   });
   it('count and collect the same in their eight-stream loops (from hammingEightStreamsMin per call on) as the reference', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
     const block = k.hammingScanBlock();
     const maxN = k.hammingEightStreamsMin(64) + 2 * block + 40;
-    const ptr = rt.heap.alloc(16 * maxN + 64);
-    const outIndex = rt.heap.alloc(4 * 65536);
-    const outDistance = rt.heap.alloc(65536 + 16);
-    try {
+    withBuffers(rt, [16 * maxN + 64, 4 * 65536, 65536 + 16], (ptr, outIndex, outDistance) => {
       fc.assert(
         fc.property(
           fc.constantFrom(64 as const, 128 as const).chain((bits) => {
@@ -348,11 +347,7 @@ describe('scan kernels, four- and eight-stream blocks', () => {
         ),
         { seed: 0x15b, numRuns: 16 },
       );
-    } finally {
-      rt.heap.release(outDistance);
-      rt.heap.release(outIndex);
-      rt.heap.release(ptr);
-    }
+    });
   });
   it('stop exactly at a full buffer when one step of a block holds more hits than the room left', () => {
     const rt = wasm();
@@ -365,10 +360,7 @@ describe('scan kernels, four- and eight-stream blocks', () => {
       const streams = bits === 64 ? 4 : 8;
       const stream = bits === 64 ? block / 4 : block / 16;
       const n = k.hammingEightStreamsMin(bits) + 5;
-      const ptr = rt.heap.alloc(4 * words * n + 64);
-      const outIndex = rt.heap.alloc(4 * 64);
-      const outDistance = rt.heap.alloc(64 + 16);
-      try {
+      withBuffers(rt, [4 * words * n + 64, 4 * 64, 64 + 16], (ptr, outIndex, outDistance) => {
         // Every fingerprint far from the query (all bits flipped), but the first step of each stream of the first
         // block: those are the query itself.
         const fps = new Uint32Array(words * n).fill(0xffffffff);
@@ -391,11 +383,7 @@ describe('scan kernels, four- and eight-stream blocks', () => {
         }
         const all = collectAll(kernel, rt.heap, bits / 8, ptr, n, 0n, 0n, 3, 3, outIndex, outDistance);
         expect(all.index).toEqual([...hits].sort((a, b) => a - b));
-      } finally {
-        rt.heap.release(outDistance);
-        rt.heap.release(outIndex);
-        rt.heap.release(ptr);
-      }
+      });
     }
   });
 });
