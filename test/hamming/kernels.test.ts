@@ -172,6 +172,36 @@ function collectAll(
   return { index, distance };
 }
 
+/**
+ * n random fingerprints of `bits` and a random query, from the seeded stream `next`: `plant(i, d)` moves fingerprint
+ * i to exactly d bits from the query (d distinct bits chosen uniformly), `distance(i)` is its distance by popcount.
+ */
+function scanInput(bits: 64 | 128, n: number, next: () => number) {
+  const words = bits / 32;
+  const word = () => Math.floor(next() * 2 ** 32);
+  const fps = new Uint32Array(words * n);
+  for (let i = 0; i < fps.length; i++) fps[i] = word();
+  const q = Uint32Array.from({ length: words }, word);
+  const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
+  const order = Array.from({ length: bits }, (_, b) => b);
+  const plant = (i: number, d: number) => {
+    fps.set(q, words * i);
+    for (let f = 0; f < d; f++) {
+      const r = f + Math.floor(next() * (bits - f));
+      const b = order[r]!;
+      order[r] = order[f]!;
+      order[f] = b;
+      fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
+    }
+  };
+  const distance = (i: number) => {
+    let d = 0;
+    for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
+    return d;
+  };
+  return { fps, lo: qWord(0), hi: bits === 128 ? qWord(1) : 0n, plant, distance };
+}
+
 describe('scan kernels, four- and eight-stream blocks', () => {
   it('match the reference across block and stream boundaries, at every k and width, with buffers filling anywhere', () => {
     const rt = wasm();
@@ -203,24 +233,8 @@ describe('scan kernels, four- and eight-stream blocks', () => {
           ),
           ({ bits, n, shift, maxDistance, near, runs, cap, seed }) => {
             const kernel = scans(k, bits);
-            const words = bits / 32;
             const next = rng(seed);
-            const word = () => Math.floor(next() * 2 ** 32);
-            const fps = new Uint32Array(words * n);
-            for (let i = 0; i < fps.length; i++) fps[i] = word();
-            const q = Uint32Array.from({ length: words }, word);
-            const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
-            const lo = qWord(0);
-            const hi = bits === 128 ? qWord(1) : 0n;
-            // Moves fingerprint i to exactly `d` bits from the query.
-            const plant = (i: number, d: number) => {
-              const bitsLeft = Array.from({ length: bits }, (_, b) => b);
-              fps.set(q, words * i);
-              for (let f = 0; f < d; f++) {
-                const b = bitsLeft.splice(Math.floor(next() * bitsLeft.length), 1)[0]!;
-                fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
-              }
-            };
+            const { fps, lo, hi, plant, distance } = scanInput(bits, n, next);
             const atOrPast = () => Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
             for (let i = 0; i < n; i++) if (next() < near) plant(i, atOrPast());
             for (const run of runs) {
@@ -233,11 +247,7 @@ describe('scan kernels, four- and eight-stream blocks', () => {
             }
             const at = ptr + 8 * shift;
             rt.heap.u32.set(fps, at >>> 2);
-            const expected = Array.from({ length: n }, (_, i) => {
-              let d = 0;
-              for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
-              return d;
-            });
+            const expected = Array.from({ length: n }, (_, i) => distance(i));
             const label = `${bits}-bit, n ${n}, k ${maxDistance}, cap ${cap}, seed ${seed}`;
 
             rt.heap.u8.fill(0xee, outDistance, outDistance + n + 16);
@@ -286,63 +296,29 @@ describe('scan kernels, four- and eight-stream blocks', () => {
           }),
           ({ bits, n, maxDistance, cap, near, seed }) => {
             const kernel = scans(k, bits);
-            const words = bits / 32;
             const next = rng(seed);
-            const word = () => Math.floor(next() * 2 ** 32);
-            const fps = new Uint32Array(words * n);
-            for (let i = 0; i < fps.length; i++) fps[i] = word();
-            const q = Uint32Array.from({ length: words }, word);
+            const { fps, lo, hi, plant, distance } = scanInput(bits, n, next);
             // At k or k + 1 from the query: the first and last of every stream, and a share `near` of the rest.
-            const order = Array.from({ length: bits }, (_, b) => b);
-            const plant = (i: number) => {
-              const d = Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
-              fps.set(q, words * i);
-              for (let f = 0; f < d; f++) {
-                const r = f + Math.floor(next() * (bits - f));
-                const b = order[r]!;
-                order[r] = order[f]!;
-                order[f] = b;
-                fps[words * i + (b >>> 5)]! ^= 1 << (b & 31);
-              }
-            };
+            const atOrPast = () => Math.min(bits, maxDistance + (next() < 0.5 ? 0 : 1));
             const stream = block / 16;
             for (let s = 0; s * stream <= n; s++)
-              for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n) plant(i);
-            for (let i = 0; i < n; i++) if (next() < near) plant(i);
+              for (const i of [s * stream - 1, s * stream]) if (i >= 0 && i < n) plant(i, atOrPast());
+            for (let i = 0; i < n; i++) if (next() < near) plant(i, atOrPast());
             const hits: number[] = [];
-            const distance: number[] = [];
+            const distances: number[] = [];
             for (let i = 0; i < n; i++) {
-              let d = 0;
-              for (let w = 0; w < words; w++) d += popcount32(fps[words * i + w]! ^ q[w]!);
+              const d = distance(i);
               if (d <= maxDistance) {
                 hits.push(i);
-                distance.push(d);
+                distances.push(d);
               }
             }
-            const expected = hits.length;
             rt.heap.u32.set(fps, ptr >>> 2);
-            const qWord = (w: number) => (BigInt(q[2 * w + 1] ?? 0) << 32n) | BigInt(q[2 * w] ?? 0);
-            const hi = bits === 128 ? qWord(1) : 0n;
             const label = `${bits}-bit, n ${n}, k ${maxDistance}, cap ${cap}, seed ${seed}`;
-            const got = collectAll(
-              kernel,
-              rt.heap,
-              bits / 8,
-              ptr,
-              n,
-              qWord(0),
-              hi,
-              maxDistance,
-              cap,
-              outIndex,
-              outDistance,
-            );
+            const got = collectAll(kernel, rt.heap, bits / 8, ptr, n, lo, hi, maxDistance, cap, outIndex, outDistance);
             expect(got.index, label).toEqual(hits);
-            expect(got.distance, label).toEqual(distance);
-            expect(
-              kernel.count(ptr, n, qWord(0), hi, maxDistance),
-              `${bits}-bit, n ${n}, k ${maxDistance}, seed ${seed}`,
-            ).toBe(expected);
+            expect(got.distance, label).toEqual(distances);
+            expect(kernel.count(ptr, n, lo, hi, maxDistance), label).toBe(hits.length);
           },
         ),
         { seed: 0x15b, numRuns: 16 },
