@@ -26,6 +26,13 @@
 // 1.65, while the count ran 0.82-0.84 against 1.21-1.22 and the collect 0.95-0.97 against 1.06, so those two
 // keep their one-stream loops below EIGHT_STREAMS_MIN / 2.
 //
+// Why a choice of layout: the same scans on a 2-core AMD EPYC VM (Zen 5, 2026-12-02) ran the other way round.
+// Alternating builds, 10^7 resident: one stream gave distances 2.12-2.75 against 1.52-1.80 G fp/s for eight,
+// count 2.16-2.82 against 1.39-1.77, collect 2.83-2.86 against 1.65-2.04, 128-bit distances 1.25-1.36 against
+// 0.89-0.91 (in L2 the same or better); two streams were slower than one there too. So the blocks are used only
+// while `blockedLayout` is set: src/hamming/scan-layout.ts times both layouts on a caller's first large scans and
+// keeps the faster one (the results are the same either way).
+//
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND
 // of the sums has bit 7 clear when at least one d <= k. For 128-bit, off = 255 - k and bit 8.
@@ -78,6 +85,16 @@
  * written stream by stream afterwards, which is index order. A stream has at most STREAM / 4 groups.
  */
 const HIT_GROUPS = memory.data(<i32>STREAM * 4, 16);
+
+/** Whether the one-query scans walk their multi-stream blocks (true) or the whole array as one stream. */
+let blockedLayout = true;
+
+/** Chooses the layout of the one-query scans (see blockedLayout); returns the previous one. */
+export function hammingSetBlocked(blocked: bool): bool {
+  let was = blockedLayout;
+  blockedLayout = blocked;
+  return was;
+}
 
 /** Four interleaved histograms (132 u32 each) so that equal distances in a row do not wait on one counter. */
 const HIST = memory.data(4 * 132 * 4, 16);
@@ -133,10 +150,10 @@ const HIST = memory.data(4 * 132 * 4, 16);
     (popcnt<u64>(load<u64>(p, 16) ^ q) + off) & (popcnt<u64>(load<u64>(p, 24) ^ q) + off);
 }
 
-/** Where the four-stream blocks of fps[0..n) end: the rest, fewer than BLOCK, is left to one stream. */
+/** Where the multi-stream blocks of fps[0..n) end (fps: none, in the one-stream layout); the rest is one stream. */
 // @ts-ignore: decorator
 @inline function blocksEnd(fps: usize, n: i32): usize {
-  return fps + (<usize>(n & ~(BLOCK - 1)) << 3);
+  return blockedLayout ? fps + (<usize>(n & ~(BLOCK - 1)) << 3) : fps;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -184,7 +201,7 @@ export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void
 export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: usize): void {
   let p = fps;
   let o = out;
-  let endBlocks = fps + (<usize>(n & ~(BLOCK128 - 1)) << 4);
+  let endBlocks = blockedLayout ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
   while (p < endBlocks) {
     for (let end = p + STREAM128_BYTES; p < end; p += 64) {
       store<u32>(o, <u32>distances4x128(p, lo, hi));
@@ -253,7 +270,7 @@ export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i
   let off = <u64>(255 - k);
   let m0: u64 = 0, m1: u64 = 0;
   let p = fps;
-  let endBlocks = n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = blockedLayout && n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
   while (p < endBlocks) {
     for (let end = p + STREAM128_BYTES; p < end; p += 64) {
       m0 += misses4x128(p, lo, hi, off) + misses4x128(p + STREAM128_BYTES, lo, hi, off);
@@ -381,7 +398,7 @@ export function hammingCollect128(fps: usize, n: i32, lo: u64, hi: u64, k: i32, 
   let off = <u64>(255 - k);
   let c = 0;
   let p = fps;
-  let endBlocks = n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = blockedLayout && n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
   while (p < endBlocks) {
     let roomGroups = (cap - c) >> 2;
     let listed = 0;

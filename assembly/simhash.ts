@@ -10,7 +10,7 @@ export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radix
 export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from './fingerprint-index';
 export { buildShingleSets, testShingleSets, documentWords } from './verify-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
-export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingScanBlock, hammingEightStreamsMin } from './hamming';
+export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';
 
 // Layouts shared with the TypeScript side, exported as globals so a test can check the compiled module's copy
 // against the TypeScript one (test/runtime/layout.test.ts).

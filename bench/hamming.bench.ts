@@ -18,6 +18,7 @@ import {
   selfPairsWithinDistance,
   withinDistance,
 } from '../src/index.js';
+import { scanLayout } from '../src/hamming/hamming.js';
 import { randomWords } from './corpus.js';
 import type { BenchRow } from './bench-row.js';
 
@@ -179,11 +180,32 @@ function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distance
       keepBest(wasm, 'cache distances', cacheScan.best / passes);
       keepBest(wasm, 'cache count', cacheCount.best / passes);
     }
+    // Both layouts forced, alternating, on the same resident set: what the kept one (timed on the first large
+    // scans, src/hamming/scan-layout.ts) is worth on this machine.
+    for (let round = 0; round < 3; round++) {
+      for (const blocked of [true, false]) {
+        scanLayout().force(blocked);
+        const key = blocked ? 'blocked' : 'one stream';
+        keepBest(wasm, `${key} distances`, time(() => resident.hammingDistancesInto(query, out), 5).best);
+        keepBest(wasm, `${key} count`, time(() => resident.countWithinDistance(query, K), 5).best);
+      }
+    }
   } finally {
+    scanLayout().force(null);
     resident.free();
     cached.free();
   }
   const g = (n: number, ms: number) => (n / ms / 1e6).toFixed(2);
+  const kept = (kind: string) => {
+    const blocked = scanLayout().chosen(kind);
+    return blocked === null ? 'not yet chosen' : blocked ? 'blocked' : 'one stream';
+  };
+  const layoutRow: BenchRow = {
+    name: `scan layout at 10⁷ resident, both forced (kept here: distances ${kept('distances64')}, count ${kept('count64')}, collect ${kept('collect64')})`,
+    value: `one stream: distances ${g(SCAN, wasm['one stream distances']!)}, count ${g(SCAN, wasm['one stream count']!)}·10⁹ fp/s`,
+    baseline: `blocked: ${g(SCAN, wasm['blocked distances']!)}, ${g(SCAN, wasm['blocked count']!)}·10⁹`,
+    ratio: `${(wasm['blocked distances']! / wasm['one stream distances']!).toFixed(2)}×, ${(wasm['blocked count']! / wasm['one stream count']!).toFixed(2)}× blocked`,
+  };
   const row = (name: string, where: 'dram' | 'cache', scan: string): BenchRow => {
     const n = where === 'dram' ? SCAN : JOIN;
     const w = wasm[`${where} ${scan}`]!;
@@ -202,6 +224,7 @@ function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distance
     row('64-bit within k=3 (3 hits), 1 query × 10⁷ (DRAM), vs native C', 'dram', 'within'),
     row('64-bit distances, 1 query × 10⁵ in cache, vs native C', 'cache', 'distances'),
     row('64-bit count within k=3, 1 query × 10⁵ in cache, vs native C', 'cache', 'count'),
+    layoutRow,
   ];
 }
 

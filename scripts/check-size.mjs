@@ -15,7 +15,9 @@
 // 148.5 KiB: the budget was then 152 KiB. The eight-stream scans (64-bit distances and count, 128-bit distances,
 // count and collect: twice as fast from DRAM at 128 bits; +3.7 KiB raw per build) took index.cjs to 514 KiB raw
 // and 150.9 KiB gzip: the raw budget is now 528 KiB; gzip stays at 152 KiB, still far below what a second copy of
-// either build (+30 KiB as base64) would add.
+// either build (+30 KiB as base64) would add. The scans' choice of memory layout (src/hamming/scan-layout.ts, a
+// flag in each build; one stream ran 1.3-1.4x faster than the blocks from DRAM on an AMD EPYC VM) took index.cjs
+// to 152.2 KiB gzip: the gzip budget is now 156 KiB.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -23,8 +25,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 528 * KB, gzip: 152 * KB },
-  'dist/index.cjs': { raw: 528 * KB, gzip: 152 * KB },
+  'dist/index.mjs': { raw: 528 * KB, gzip: 156 * KB },
+  'dist/index.cjs': { raw: 528 * KB, gzip: 156 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
   'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.

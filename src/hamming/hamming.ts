@@ -8,6 +8,7 @@
 import { Region, type Heap } from '../runtime/heap.js';
 import { checkAttached, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
+import { ScanLayout } from './scan-layout.js';
 
 /** Fingerprint width for the batch functions: 64 (one u64 each) or 128 (two u64 each, low word first). */
 export type HammingBits = 64 | 128;
@@ -74,6 +75,7 @@ export interface HammingKernels {
     cap: number,
   ): number;
   hammingJoinStepPairs(): number;
+  hammingSetBlocked(blocked: number): number;
 }
 
 const M64 = (1n << 64n) - 1n;
@@ -177,6 +179,7 @@ function source(fps: unknown, options: unknown, name = 'fps'): Source {
 interface HammingRegions {
   stream: Region; // the current chunk of a streamed array
   out: Region; // kernel outputs: distances, indices, histogram, pairs
+  layout: ScanLayout; // the scans' memory layout, chosen per kind of scan
 }
 const regionsByHeap = new WeakMap<Heap, HammingRegions>();
 
@@ -184,7 +187,12 @@ function runtime(): { rt: Runtime; k: HammingKernels; regions: HammingRegions } 
   const rt = wasm();
   let regions = regionsByHeap.get(rt.heap);
   if (!regions) {
-    regions = { stream: new Region(rt.heap), out: new Region(rt.heap) };
+    const k = rt.kernels as unknown as HammingKernels;
+    regions = {
+      stream: new Region(rt.heap),
+      out: new Region(rt.heap),
+      layout: new ScanLayout((blocked) => k.hammingSetBlocked(blocked ? 1 : 0)),
+    };
     regionsByHeap.set(rt.heap, regions);
   }
   return { rt, k: rt.kernels as unknown as HammingKernels, regions };
@@ -218,6 +226,19 @@ function forEachChunk(
     rt.heap.u64.set(array.subarray(first * words, (first + count) * words), ptr >>> 3);
     if (scan(ptr, first, count) === false) return;
   }
+}
+
+/** The scan layouts of the loaded module (tests and benchmarks force one; see scan-layout.ts). */
+export function scanLayout(): ScanLayout {
+  return runtime().regions.layout;
+}
+
+/**
+ * Runs one whole scan of `src` in the memory layout kept for its kind (scan-layout.ts): one kind per kernel, width
+ * and source, since a resident set is scanned from DRAM and a copied chunk from L2.
+ */
+function inLayout<T>(regions: HammingRegions, kernel: string, src: Source, scan: () => T): T {
+  return regions.layout.run(`${kernel}${src.bits}${src.ptr >= 0 ? '' : ' copied'}`, src.count, scan);
 }
 
 function split(query: bigint): [lo: bigint, hi: bigint] {
@@ -259,16 +280,18 @@ function distancesInto(src: Source, query: bigint, out: Uint8Array): void {
   const { rt, k, regions } = runtime();
   const [lo, hi] = split(query);
   const outPtr = regions.out.reserve(Math.min(src.count, src.ptr >= 0 ? DISTANCES_CHUNK : STREAM_CHUNK) + 16);
-  forEachChunk(
-    rt,
-    regions,
-    src,
-    (ptr, first, count) => {
-      if (src.bits === 64) k.hammingDistances64(ptr, count, lo, outPtr);
-      else k.hammingDistances128(ptr, count, lo, hi, outPtr);
-      out.set(rt.heap.u8.subarray(outPtr, outPtr + count), first);
-    },
-    DISTANCES_CHUNK,
+  inLayout(regions, 'distances', src, () =>
+    forEachChunk(
+      rt,
+      regions,
+      src,
+      (ptr, first, count) => {
+        if (src.bits === 64) k.hammingDistances64(ptr, count, lo, outPtr);
+        else k.hammingDistances128(ptr, count, lo, hi, outPtr);
+        out.set(rt.heap.u8.subarray(outPtr, outPtr + count), first);
+      },
+      DISTANCES_CHUNK,
+    ),
   );
 }
 
@@ -276,12 +299,14 @@ function countWithin(src: Source, query: bigint, maxDistance: number): number {
   const { rt, k, regions } = runtime();
   const [lo, hi] = split(query);
   let total = 0;
-  forEachChunk(rt, regions, src, (ptr, _first, count) => {
-    total +=
-      src.bits === 64
-        ? k.hammingCount64(ptr, count, lo, maxDistance)
-        : k.hammingCount128(ptr, count, lo, hi, maxDistance);
-  });
+  inLayout(regions, 'count', src, () =>
+    forEachChunk(rt, regions, src, (ptr, _first, count) => {
+      total +=
+        src.bits === 64
+          ? k.hammingCount64(ptr, count, lo, maxDistance)
+          : k.hammingCount128(ptr, count, lo, hi, maxDistance);
+    }),
+  );
   return total;
 }
 
@@ -302,40 +327,42 @@ function collect(
   const indexPtr = regions.out.reserve(cap * 5 + 16);
   const distancePtr = indexPtr + cap * 4;
   const stride = src.bits / 8;
-  forEachChunk(rt, regions, src, (ptr, first, count) => {
-    let start = 0;
-    while (start < count) {
-      const limit = bound();
-      if (limit < 0) return false;
-      const n =
-        src.bits === 64
-          ? k.hammingCollect64(
-              ptr + start * stride,
-              count - start,
-              lo,
-              limit,
-              first + start,
-              indexPtr,
-              distancePtr,
-              cap,
-            )
-          : k.hammingCollect128(
-              ptr + start * stride,
-              count - start,
-              lo,
-              hi,
-              limit,
-              first + start,
-              indexPtr,
-              distancePtr,
-              cap,
-            );
-      if (n > 0) take(rt.heap, indexPtr, distancePtr, n);
-      if (n < cap) return;
-      // The buffer filled up: resume after the last index written.
-      start = rt.heap.u32[(indexPtr >>> 2) + n - 1]! - first + 1;
-    }
-  });
+  inLayout(regions, 'collect', src, () =>
+    forEachChunk(rt, regions, src, (ptr, first, count) => {
+      let start = 0;
+      while (start < count) {
+        const limit = bound();
+        if (limit < 0) return false;
+        const n =
+          src.bits === 64
+            ? k.hammingCollect64(
+                ptr + start * stride,
+                count - start,
+                lo,
+                limit,
+                first + start,
+                indexPtr,
+                distancePtr,
+                cap,
+              )
+            : k.hammingCollect128(
+                ptr + start * stride,
+                count - start,
+                lo,
+                hi,
+                limit,
+                first + start,
+                indexPtr,
+                distancePtr,
+                cap,
+              );
+        if (n > 0) take(rt.heap, indexPtr, distancePtr, n);
+        if (n < cap) return;
+        // The buffer filled up: resume after the last index written.
+        start = rt.heap.u32[(indexPtr >>> 2) + n - 1]! - first + 1;
+      }
+    }),
+  );
 }
 
 function within(src: Source, query: bigint, maxDistance: number): Uint32Array {

@@ -3,9 +3,10 @@
 // loops with every tail length, unaligned arrays, and a collect buffer that fills at every position (the caller
 // resumes after the last index written, as src/hamming/hamming.ts does). At 64 bits lengths of a block and more
 // take the four-stream path: checked on seeded random cases (fast-check) around block and stream boundaries,
-// and the one-stream 128-bit kernels on the same lengths.
+// and the one-stream 128-bit kernels on the same lengths; those block tests run again in the one-stream layout
+// (hammingSetBlocked(0)), where the same lengths take the eight-per-step loops from start to end.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HammingKernels } from '../../src/hamming/hamming.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
@@ -15,6 +16,20 @@ interface ScanKernels extends HammingKernels {
   hammingScanBlock(): number;
   /** Fingerprints per call from which the count (and the 128-bit collect) walk eight streams. */
   hammingEightStreamsMin(bits: number): number;
+}
+
+/**
+ * Runs a describe block's kernels in one memory layout (blocked: the multi-stream blocks; otherwise one stream
+ * over the whole array) and puts the previous one back afterwards, so src/hamming/scan-layout.ts still knows it.
+ */
+function inLayout(blocked: boolean): void {
+  let previous = 1;
+  beforeAll(() => {
+    previous = (wasm().kernels as unknown as ScanKernels).hammingSetBlocked(blocked ? 1 : 0);
+  });
+  afterAll(() => {
+    (wasm().kernels as unknown as ScanKernels).hammingSetBlocked(previous);
+  });
 }
 
 /** Runs `f` with three fresh blocks of WebAssembly memory (fingerprints, output indices, output distances). */
@@ -202,7 +217,11 @@ function scanInput(bits: 64 | 128, n: number, next: () => number) {
   return { fps, lo: qWord(0), hi: bits === 128 ? qWord(1) : 0n, plant, distance };
 }
 
-describe('scan kernels, four- and eight-stream blocks', () => {
+describe.each([
+  { layout: 'the blocked layout (four- and eight-stream blocks)', blocked: true },
+  { layout: 'the one-stream layout', blocked: false },
+])('scan kernels in $layout', ({ blocked }) => {
+  inLayout(blocked);
   it('match the reference across block and stream boundaries, at every k and width, with buffers filling anywhere', () => {
     const rt = wasm();
     const k = rt.kernels as unknown as ScanKernels;
