@@ -5,7 +5,6 @@
 //
 // The index header and table descriptors are laid out in src/fingerprint-index/layout.shared.ts (imported below).
 // Bit i of a fingerprint is bit i of (low | high << 64).
-import { xxh64 } from './xxh64';
 import {
   H_WORDS, H_TABLES, H_DIR_BITS, H_TAIL_BITS, H_SORTED, H_SLOTS, H_MASTER, H_DEAD, H_DESCRIPTORS, H_ANY_DEAD,
   MAX_RADIUS, DESCRIPTOR_BYTES, D_SEGMENT_COUNT, D_SEGMENTS, D_MASK_LOW, D_MASK_HIGH, D_TAIL_PREFIX_MASK, D_DIRECTORY, D_IDS, D_TAILS,
@@ -491,7 +490,3 @@ export function indexMerge(
   return o;
 }
 
-/** XXH64 of `len` bytes (the binary format's checksum). */
-export function indexChecksum(ptr: usize, len: usize): u64 {
-  return xxh64(ptr, len, 0);
-}

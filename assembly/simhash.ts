@@ -7,7 +7,8 @@ export { fingerprintTexts, fingerprintFeatures, beginHashes, addHashes, endHashe
 export { javaTexts, javaFeatures } from './presets/java';
 export { pythonTexts, pythonFeatures, md5Digests } from './presets/python';
 export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from './join';
-export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge, indexChecksum } from './fingerprint-index';
+export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge } from './fingerprint-index';
+export { xxh64Begin, xxh64Stripes, xxh64End } from './xxh64';
 export { buildShingleSets, testShingleSets, documentWords } from './verify-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
 export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';

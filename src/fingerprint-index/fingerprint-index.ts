@@ -109,7 +109,9 @@ interface IndexKernels {
     outMaster: number,
     outKeys: number,
   ): number;
-  indexChecksum(ptr: number, len: number): bigint;
+  xxh64Begin(seed: bigint): void;
+  xxh64Stripes(ptr: number, len: number): void;
+  xxh64End(ptr: number, len: number, total: bigint): bigint;
 }
 
 const MAX_U32 = 0xffffffff;
@@ -1157,15 +1159,28 @@ function checkBits(bits: unknown, name: string): IndexBits {
   return bits;
 }
 
-/** XXH64 of `bytes` (the format's checksum), through a block released right after. */
-function checksum(rt: Runtime, bytes: Uint8Array): bigint {
-  const heap = rt.heap;
-  const ptr = heap.alloc(Math.max(16, bytes.length));
+/** Bytes of a serialized index per checksum call: a multiple of XXH64's 32-byte stripe. */
+const CHECKSUM_CHUNK = 1 << 20;
+
+/**
+ * XXH64 (seed 0) of `bytes`, the format's checksum, streamed through one block of `chunk` bytes (a multiple of
+ * 32) released right after: WebAssembly memory stays small whatever the index's size.
+ */
+export function checksum(rt: Runtime, bytes: Uint8Array, chunk = CHECKSUM_CHUNK): bigint {
+  const k = kernelsOf(rt);
+  const whole = bytes.length - (bytes.length % 32);
+  const ptr = rt.heap.alloc(Math.max(32, Math.min(chunk, whole)));
   try {
-    heap.u8.set(bytes, ptr);
-    return BigInt.asUintN(64, kernelsOf(rt).indexChecksum(ptr, bytes.length));
+    k.xxh64Begin(0n);
+    for (let at = 0; at < whole; at += chunk) {
+      const end = Math.min(whole, at + chunk);
+      rt.heap.u8.set(bytes.subarray(at, end), ptr);
+      k.xxh64Stripes(ptr, end - at);
+    }
+    rt.heap.u8.set(bytes.subarray(whole), ptr);
+    return BigInt.asUintN(64, k.xxh64End(ptr, bytes.length - whole, BigInt(bytes.length)));
   } finally {
-    heap.release(ptr);
+    rt.heap.release(ptr);
   }
 }
 

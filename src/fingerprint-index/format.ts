@@ -122,6 +122,15 @@ function invalid(reason: string): RangeError {
   return new RangeError(`invalid index bytes: ${reason}`);
 }
 
+/**
+ * Whether offset `at` of `bytes` is a multiple of `size` in its buffer, so that decodeIndex can read the
+ * fingerprints and ids in place (views of `bytes`, valid as long as it is) instead of copying them (120 MB at
+ * 10^7 fingerprints: 0.1-0.4 s of fresh pages).
+ */
+function aligned(bytes: Uint8Array, at: number, size: number): boolean {
+  return (bytes.byteOffset + at) % size === 0;
+}
+
 /** Decodes and checks everything; throws RangeError ("invalid index bytes: …") on any inconsistency. */
 export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${show(bytes)}`);
@@ -174,15 +183,17 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   const words = bits / 64;
   const fpEnd = head + n * words * 8;
   if (fpEnd > bytes.length - 8) throw invalid(`${n} fingerprints run past the end`);
-  const fingerprints = new BigUint64Array(n * words);
-  new Uint8Array(fingerprints.buffer).set(bytes.subarray(head, fpEnd));
+  const fingerprints = aligned(bytes, head, 8)
+    ? new BigUint64Array(bytes.buffer, bytes.byteOffset + head, n * words)
+    : new BigUint64Array(n * words);
+  if (fingerprints.buffer !== bytes.buffer) new Uint8Array(fingerprints.buffer).set(bytes.subarray(head, fpEnd));
   let ids: Uint32Array | string[];
   let end: number;
   if (kindByte === 1) {
     end = fpEnd + n * 4;
     if (end > bytes.length - 8) throw invalid(`${n} ids run past the end`);
-    ids = new Uint32Array(n);
-    new Uint8Array(ids.buffer).set(bytes.subarray(fpEnd, end));
+    ids = aligned(bytes, fpEnd, 4) ? new Uint32Array(bytes.buffer, bytes.byteOffset + fpEnd, n) : new Uint32Array(n);
+    if (ids.buffer !== bytes.buffer) new Uint8Array(ids.buffer).set(bytes.subarray(fpEnd, end));
     for (let i = 1; i < n; i++) if (ids[i]! <= ids[i - 1]!) throw invalid(`ids are not strictly ascending at ${i}`);
   } else if (version >= 2) {
     ids = new Array<string>(n);

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createXXHash64 } from 'hash-wasm';
 import { FingerprintIndex, SPEC_ID } from '../../src/index.js';
+import { checksum } from '../../src/fingerprint-index/fingerprint-index.js';
+import { wasm } from '../../src/runtime/wasm.js';
 import { xorshiftRng } from '../reference.js';
 
 const rng = xorshiftRng;
@@ -26,6 +29,50 @@ async function xxh64(bytes: Uint8Array): Promise<bigint> {
   h.update(bytes);
   return BigInt('0x' + h.digest('hex'));
 }
+
+describe('the checksum, XXH64 streamed through WebAssembly in chunks', () => {
+  it('equals an independent XXH64 at every length around the stripe and chunk boundaries (seeded)', async () => {
+    const h = await createXXHash64(0, 0);
+    const reference = (bytes: Uint8Array) => {
+      h.init();
+      h.update(bytes);
+      return BigInt(`0x${h.digest('hex')}`);
+    };
+    const rt = wasm();
+    const r = rng(7);
+    const data = new Uint8Array(5000);
+    for (let i = 0; i < data.length; i++) data[i] = Math.floor(r() * 256);
+    // Every length up to 200 (one, a few and no whole stripes; tails 0..31) in chunks of one stripe to a whole chunk.
+    for (let n = 0; n <= 200; n++) {
+      const bytes = data.subarray(n, 2 * n);
+      for (const chunk of [32, 64, 96, 1 << 20]) expect(checksum(rt, bytes, chunk)).toBe(reference(bytes));
+    }
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4999 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 1, max: 40 }),
+        (from, length, stripes) => {
+          const bytes = data.subarray(from, Math.min(data.length, from + length));
+          expect(checksum(rt, bytes, 32 * stripes)).toBe(reference(bytes));
+        },
+      ),
+      { seed: 20261202, numRuns: 300 },
+    );
+  });
+
+  it('streams a large index through a small block: memory does not grow by the index size', () => {
+    const rt = wasm();
+    const bytes = new Uint8Array((40 << 20) + 13);
+    for (let i = 0; i < bytes.length; i += 997) bytes[i] = i & 255;
+    checksum(rt, bytes.subarray(0, 64)); // the block of a first call, before measuring
+    const before = rt.kernels.memory.buffer.byteLength;
+    const a = checksum(rt, bytes);
+    expect(rt.kernels.memory.buffer.byteLength - before).toBeLessThanOrEqual(2 << 20);
+    // The same bytes in other chunkings give the same value.
+    expect(checksum(rt, bytes, 32 << 10)).toBe(a);
+  });
+});
 
 describe('serialize / deserialize', () => {
   it('round-trips numbers, strings, both widths and forced layouts', () => {
