@@ -66,26 +66,31 @@ export function buildShingleSets(
 }
 
 /**
- * Tests `nPairs` pairs of built sets (document indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is
- * 1 (kept), 0, or BOTH_EMPTY. With `forest` (a union-find parent per document, u32; 0 for none), a pair whose
- * documents are already connected by the pairs kept before it is not tested (CONNECTED), and a kept pair joins
- * its documents: the kept pairs are then a spanning forest of the clusters, in pair order.
+ * Tests `nPairs` pairs of built sets (indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is 1 (kept),
+ * 0, or BOTH_EMPTY. The indices are the sets' own, or with `setOf` (not 0) documents', whose set is setOf[d] (u32
+ * each): dedup passes its pairs and its document forest as they are, with no remapping per pair in JavaScript. With
+ * `forest` (a union-find parent per index, u32; 0 for none), a pair whose two are already connected by the pairs
+ * kept before it is not tested (CONNECTED), and a kept pair joins them: the kept pairs are then a spanning forest of
+ * the clusters, in pair order.
  */
 export function testShingleSets(
-  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize, forest: usize
+  sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize, forest: usize,
+  setOf: usize
 ): void {
   for (let q = 0; q < nPairs; q++) {
-    let i = <usize>load<u32>(a + (<usize>q << 2));
-    let j = <usize>load<u32>(b + (<usize>q << 2));
+    let di = <usize>load<u32>(a + (<usize>q << 2));
+    let dj = <usize>load<u32>(b + (<usize>q << 2));
     let ri: usize = 0, rj: usize = 0;
     if (forest != 0) {
-      ri = root(forest, i);
-      rj = root(forest, j);
+      ri = root(forest, di);
+      rj = root(forest, dj);
       if (ri == rj) {
         store<u8>(flags + <usize>q, CONNECTED);
         continue;
       }
     }
+    let i = setOf != 0 ? <usize>load<u32>(setOf + (di << 2)) : di;
+    let j = setOf != 0 ? <usize>load<u32>(setOf + (dj << 2)) : dj;
     let si = load<u32>(starts + (i << 2));
     let ni = <i32>(load<u32>(starts + (i << 2), 4) - si);
     let sj = load<u32>(starts + (j << 2));
