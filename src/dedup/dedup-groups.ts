@@ -48,6 +48,7 @@ function size(rows: Rows, q: number): number {
  * Every pair of documents of `rows` that the group pairs (ga, gb, distance) and the groups themselves stand for:
  * all pairs inside a group (with `within` as their distance) and all pairs across each group pair, `total` of them
  * (counted by the caller with pairsWithin + pairsAcross, before this allocates). Unsorted; a < b in each pair.
+ * With `to` (ascending, so a < b still holds), each member m is written as to[m].
  */
 export function expandPairs(
   rows: Rows,
@@ -56,15 +57,18 @@ export function expandPairs(
   distance: Uint8Array,
   total: number,
   within = 0,
+  to: Uint32Array | null = null,
 ): NearDuplicatePairs {
   const a = new Uint32Array(total);
   const b = new Uint32Array(total);
   const d = new Uint8Array(total);
-  const { start, members } = rows;
+  const { start } = rows;
+  const members = to ? mapped(rows.members, to) : rows.members;
   let q = 0;
   for (let g = 0; g + 1 < start.length; g++) {
-    for (let x = start[g]!; x < start[g + 1]!; x++) {
-      for (let y = x + 1; y < start[g + 1]!; y++) {
+    const end = start[g + 1]!;
+    for (let x = start[g]!; x + 1 < end; x++) {
+      for (let y = x + 1; y < end; y++) {
         a[q] = members[x]!;
         b[q] = members[y]!;
         d[q++] = within;
@@ -72,10 +76,21 @@ export function expandPairs(
     }
   }
   for (let p = 0; p < ga.length; p++) {
-    const g1 = ga[p]!;
-    const g2 = gb[p]!;
-    for (let x = start[g1]!; x < start[g1 + 1]!; x++) {
-      for (let y = start[g2]!; y < start[g2 + 1]!; y++) {
+    const s1 = start[ga[p]!]!;
+    const e1 = start[ga[p]! + 1]!;
+    const s2 = start[gb[p]!]!;
+    const e2 = start[gb[p]! + 1]!;
+    if (e1 - s1 === 1 && e2 - s2 === 1) {
+      // Two groups of one, as nearly all are: the general loops below cost twice as much per pair.
+      const u = members[s1]!;
+      const v = members[s2]!;
+      a[q] = Math.min(u, v);
+      b[q] = Math.max(u, v);
+      d[q++] = distance[p]!;
+      continue;
+    }
+    for (let x = s1; x < e1; x++) {
+      for (let y = s2; y < e2; y++) {
         const u = members[x]!;
         const v = members[y]!;
         a[q] = Math.min(u, v);
@@ -199,11 +214,11 @@ export function collapse(
 }
 
 /**
- * table[values[i]] for each i, in place when `inPlace`: a loop, since TypedArray map with a callback was several
- * times slower (~40 ms for the 7·10^5 candidates of the bench's 25 MB).
+ * table[values[i]] for each i: a loop, since TypedArray map with a callback was several times slower (~40 ms for
+ * the 7·10^5 candidates of the bench's 25 MB).
  */
-function mapped(values: Uint32Array, table: ArrayLike<number>, inPlace = false): Uint32Array {
-  const out = inPlace ? values : new Uint32Array(values.length);
+function mapped(values: Uint32Array, table: ArrayLike<number>): Uint32Array {
+  const out = new Uint32Array(values.length);
   for (let i = 0; i < values.length; i++) out[i] = table[values[i]!]!;
   return out;
 }
@@ -220,8 +235,7 @@ export function candidatePairs(c: Collapsed, found: NearDuplicatePairs): NearDup
         'that fit in memory; lower k',
     );
   }
-  const local = expandPairs(c.fpGroups, found.a, found.b, found.distance, count);
-  return { a: mapped(local.a, c.joined, true), b: mapped(local.b, c.joined, true), distance: local.distance };
+  return expandPairs(c.fpGroups, found.a, found.b, found.distance, count, 0, c.joined);
 }
 
 /** Clusters of the representatives (computed over `verified`) extended to every document: the group's cluster. */

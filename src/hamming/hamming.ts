@@ -458,33 +458,47 @@ function nearestOf(src: Source, query: bigint, n: number): NearestResult {
 // ---------------------------------------------------------------------------------------------------------------
 // Many against many
 
-/** Stable sort of pairs by `a` (b already ascends within each a): LSD radix on 16-bit digits. */
-function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array): HammingPairs {
-  let sorted = true;
-  for (let i = 1; i < a.length && sorted; i++) sorted = a[i - 1]! <= a[i]!;
-  if (sorted) return { a, b, distance: d };
+/**
+ * Stable sort of pairs by `a` (b already ascends within each a): one counting pass when the largest a is below
+ * `onePassBelow` (a count per value: 712k pairs of 22,710 fingerprints in 9.8 ms against 12.4 for 16-bit LSD
+ * radix), else LSD radix on 16-bit digits. Exported for the tests, which lower `onePassBelow` to reach both.
+ */
+export function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array, onePassBelow = 1 << 24): HammingPairs {
+  const n = a.length;
   let max = 0;
-  for (let i = 0; i < a.length; i++) if (a[i]! > max) max = a[i]!;
-  let srcA: Uint32Array = a,
-    srcB: Uint32Array = b,
-    srcD: Uint8Array = d;
-  let dstA: Uint32Array = new Uint32Array(a.length),
-    dstB: Uint32Array = new Uint32Array(a.length),
-    dstD: Uint8Array = new Uint8Array(a.length);
-  const counts = new Uint32Array(65537);
-  for (let shift = 0; shift === 0 || (shift < 32 && max >>> shift !== 0); shift += 16) {
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    if (x > max) max = x;
+    if (i > 0 && x < a[i - 1]!) sorted = false;
+  }
+  if (sorted) return { a, b, distance: d };
+  const digit = max < onePassBelow ? 32 : 16; // one pass over all of a, or 16-bit digits
+  let srcA: Uint32Array = a;
+  let srcB: Uint32Array = b;
+  let srcD: Uint8Array = d;
+  let dstA: Uint32Array = new Uint32Array(n);
+  let dstB: Uint32Array = new Uint32Array(n);
+  let dstD: Uint8Array = new Uint8Array(n);
+  const counts = new Uint32Array(digit === 32 ? max + 2 : 65537);
+  const mask = digit === 32 ? 0xffffffff : 0xffff;
+  for (let shift = 0; shift === 0 || (digit === 16 && shift < 32 && max >>> shift !== 0); shift += 16) {
     counts.fill(0);
-    for (let i = 0; i < srcA.length; i++) counts[((srcA[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let i = 0; i < n; i++) counts[((srcA[i]! >>> shift) & mask) + 1]!++;
     for (let v = 1; v < counts.length; v++) counts[v]! += counts[v - 1]!;
-    for (let i = 0; i < srcA.length; i++) {
-      const at = counts[(srcA[i]! >>> shift) & 0xffff]!++;
+    for (let i = 0; i < n; i++) {
+      const at = counts[(srcA[i]! >>> shift) & mask]!++;
       dstA[at] = srcA[i]!;
       dstB[at] = srcB[i]!;
       dstD[at] = srcD[i]!;
     }
-    [srcA, dstA] = [dstA, srcA];
-    [srcB, dstB] = [dstB, srcB];
-    [srcD, dstD] = [dstD, srcD];
+    const [ta, tb, td] = [srcA, srcB, srcD];
+    srcA = dstA;
+    srcB = dstB;
+    srcD = dstD;
+    dstA = ta;
+    dstB = tb;
+    dstD = td;
   }
   return { a: srcA, b: srcB, distance: srcD };
 }

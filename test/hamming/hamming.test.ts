@@ -16,6 +16,7 @@ import {
   type HammingBits,
 } from '../../src/index.js';
 import { wasm } from '../../src/runtime/wasm.js';
+import { sortByA } from '../../src/hamming/hamming.js';
 import { rng } from '../reference.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -293,6 +294,32 @@ describe('one query against many, vs the TypeScript reference', () => {
       expect(distances[5_000_000]).toBe(2);
     } finally {
       set.free();
+    }
+  });
+});
+
+describe('the pair sort of the joins (sortByA)', () => {
+  it('orders by a, keeping b and the distance with their a in input order, in one pass and by 16-bit digits', () => {
+    const rand = prng(31);
+    for (const [n, maxA] of [
+      [0, 1],
+      [1, 1],
+      [500, 3],
+      [5000, 70_000],
+      [5000, 2 ** 32 - 1],
+    ] as const) {
+      const a = Uint32Array.from({ length: n }, () => rand() % maxA);
+      const b = Uint32Array.from({ length: n }, (_, i) => i);
+      const d = Uint8Array.from({ length: n }, () => rand() % 65);
+      // The reference: a stable sort of the indices by a (Array.prototype.sort is stable).
+      const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => a[x]! - a[y]!);
+      for (const onePassBelow of [2 ** 24, 1, 2 ** 32]) {
+        if (onePassBelow === 2 ** 32 && maxA > 2 ** 24) continue; // one count per value: only for small a
+        const got = sortByA(a.slice(), b.slice(), d.slice(), onePassBelow);
+        expect(Array.from(got.a), `${n} ${maxA} ${onePassBelow}`).toEqual(order.map((i) => a[i]!));
+        expect(Array.from(got.b)).toEqual(order.map((i) => b[i]!));
+        expect(Array.from(got.distance)).toEqual(order.map((i) => d[i]!));
+      }
     }
   });
 });
