@@ -527,9 +527,9 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
     const outD = outB + cap * 4;
     heap.u32[statePtr >>> 2] = 0;
     heap.u32[(statePtr >>> 2) + 1] = 0;
-    let pairsA = new Uint32Array(256);
-    let pairsB = new Uint32Array(256);
-    let pairsD = new Uint8Array(256);
+    let pairsA = new Uint32Array(1 << 14);
+    let pairsB = new Uint32Array(1 << 14);
+    let pairsD = new Uint8Array(1 << 14);
     let length = 0;
     const wide = queries.bits === 128 ? 1 : 0;
     while (heap.u32[statePtr >>> 2]! < other.count) {
@@ -563,7 +563,14 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
       pairsD.set(heap.u8.subarray(outD, outD + n), length);
       length += n;
     }
-    return sortByA(pairsA.slice(0, length), pairsB.slice(0, length), pairsD.slice(0, length));
+    // Sorted into fresh arrays from the buffers as they are; already in order (one query group), only trimmed.
+    const grown = {
+      a: pairsA.subarray(0, length),
+      b: pairsB.subarray(0, length),
+      distance: pairsD.subarray(0, length),
+    };
+    const pairs = sortByA(grown.a, grown.b, grown.distance);
+    return pairs.a === grown.a ? { a: grown.a.slice(), b: grown.b.slice(), distance: grown.distance.slice() } : pairs;
   } finally {
     if (b !== undefined && b !== a) b.done();
     a.done();
