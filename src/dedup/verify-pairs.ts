@@ -41,6 +41,10 @@ interface VerifyKernels {
   ): void;
 }
 
+function verifyKernels(rt: Runtime): VerifyKernels {
+  return rt.kernels as unknown as VerifyKernels;
+}
+
 /** testShingleSets' flags: a pair of two documents without words; a pair already connected (not tested). */
 const BOTH_EMPTY = 2;
 const CONNECTED = 3;
@@ -217,7 +221,7 @@ function buildPass(
 ): BuiltPass {
   const { heap } = rt;
   const r = regions(rt);
-  const kernels = rt.kernels as unknown as VerifyKernels;
+  const kernels = verifyKernels(rt);
   const count = docs.length;
   let size = 0; // string units or bytes: what the first set memory is sized by
   for (const d of docs) size += d.length;
@@ -314,26 +318,28 @@ function testPrebuilt(
   u32.set(b, qb >>> 2);
   u32.set(new Uint32Array(setOf.buffer, setOf.byteOffset, setOf.length), map >>> 2);
   if (forest) u32.set(forest, forestCopy >>> 2);
-  (rt.kernels as unknown as VerifyKernels).testShingleSets(
-    sets,
-    starts,
-    qa,
-    qb,
-    n,
-    options.threshold,
-    out,
-    forestCopy,
-    map,
-  );
+  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, forestCopy, map);
   const result = heap.u8.subarray(out, out + n);
   for (let p = 0; p < n; p++) {
-    let flag = result[p]!;
-    if (flag === 0 || flag === CONNECTED) continue;
-    if (flag === BOTH_EMPTY) flag = textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0;
-    // In order, as spanningPairs: the kernel skipped only pairs connected by pairs kept here too.
-    if (flag === 1 && forest && !forestJoin(forest, a[p]!, b[p]!)) flag = 0;
-    flags[p] = flag;
+    if (result[p] !== 0) flags[p] = finalFlag(result[p]!, texts, a[p]!, b[p]!, forest);
   }
+}
+
+/**
+ * A pair's flag from the kernel's: a pair already connected is 0; two wordless texts are kept when equal once
+ * trimmed; and with `forest`, a kept pair stays kept only when it joins two trees, in pair order as spanningPairs
+ * (the kernel skipped only pairs connected by pairs kept here too).
+ */
+function finalFlag(
+  flag: number,
+  texts: readonly (string | Uint8Array)[],
+  i: number,
+  j: number,
+  forest: Uint32Array | null,
+): number {
+  if (flag === CONNECTED) return 0;
+  if (flag === BOTH_EMPTY) flag = textOf(texts[i]!).trim() === textOf(texts[j]!).trim() ? 1 : 0;
+  return flag === 1 && forest && !forestJoin(forest, i, j) ? 0 : flag;
 }
 
 /** Tests the `pending` pairs on built sets; `local[d]` is document d's set in them. */
@@ -390,26 +396,11 @@ function testWindow(
     }
     for (const r of roots) rootFirst[r] = -1; // O(window) again, not O(corpus)
   }
-  (rt.kernels as unknown as VerifyKernels).testShingleSets(
-    sets,
-    starts,
-    qa,
-    qb,
-    n,
-    options.threshold,
-    out,
-    localForest,
-    0,
-  );
+  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, localForest, 0);
   const result = heap.u8;
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
-    let flag = result[out + q]!;
-    if (flag === CONNECTED) flag = 0;
-    else if (flag === BOTH_EMPTY) flag = textOf(texts[a[p]!]!).trim() === textOf(texts[b[p]!]!).trim() ? 1 : 0;
-    // In order, as spanningPairs: the kernel skipped only pairs connected by pairs kept here too.
-    if (flag === 1 && forest && !forestJoin(forest, a[p]!, b[p]!)) flag = 0;
-    flags[p] = flag;
+    flags[p] = finalFlag(result[out + q]!, texts, a[p]!, b[p]!, forest);
   }
 }
 
