@@ -156,6 +156,15 @@ const HIST = memory.data(4 * 132 * 4, 16);
   return blockedLayout ? fps + (<usize>(n & ~(BLOCK - 1)) << 3) : fps;
 }
 
+/**
+ * Where the eight-stream blocks of the 128-bit fps[0..n) end: none in the one-stream layout, nor below `from`
+ * fingerprints per call; the rest is one stream.
+ */
+// @ts-ignore: decorator
+@inline function blocksEnd128(fps: usize, n: i32, from: i32): usize {
+  return blockedLayout && n >= from ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Distances
 
@@ -201,7 +210,7 @@ export function hammingDistances64(fps: usize, n: i32, q: u64, out: usize): void
 export function hammingDistances128(fps: usize, n: i32, lo: u64, hi: u64, out: usize): void {
   let p = fps;
   let o = out;
-  let endBlocks = blockedLayout ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = blocksEnd128(fps, n, 0);
   while (p < endBlocks) {
     for (let end = p + STREAM128_BYTES; p < end; p += 64) {
       store<u32>(o, <u32>distances4x128(p, lo, hi));
@@ -270,7 +279,7 @@ export function hammingCount128(fps: usize, n: i32, lo: u64, hi: u64, k: i32): i
   let off = <u64>(255 - k);
   let m0: u64 = 0, m1: u64 = 0;
   let p = fps;
-  let endBlocks = blockedLayout && n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = blocksEnd128(fps, n, EIGHT_STREAMS_MIN >> 1);
   while (p < endBlocks) {
     for (let end = p + STREAM128_BYTES; p < end; p += 64) {
       m0 += misses4x128(p, lo, hi, off) + misses4x128(p + STREAM128_BYTES, lo, hi, off);
@@ -398,7 +407,7 @@ export function hammingCollect128(fps: usize, n: i32, lo: u64, hi: u64, k: i32, 
   let off = <u64>(255 - k);
   let c = 0;
   let p = fps;
-  let endBlocks = blockedLayout && n >= EIGHT_STREAMS_MIN >> 1 ? fps + (<usize>(n & ~(BLOCK128 - 1)) << 4) : fps;
+  let endBlocks = blocksEnd128(fps, n, EIGHT_STREAMS_MIN >> 1);
   while (p < endBlocks) {
     let roomGroups = (cap - c) >> 2;
     let listed = 0;

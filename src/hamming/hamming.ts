@@ -473,16 +473,16 @@ export function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array, onePassBe
     if (i > 0 && x < a[i - 1]!) sorted = false;
   }
   if (sorted) return { a, b, distance: d };
-  const digit = max < onePassBelow ? 32 : 16; // one pass over all of a, or 16-bit digits
+  const onePass = max < onePassBelow; // one pass over all of a, or 16-bit digits
   let srcA: Uint32Array = a;
   let srcB: Uint32Array = b;
   let srcD: Uint8Array = d;
   let dstA: Uint32Array = new Uint32Array(n);
   let dstB: Uint32Array = new Uint32Array(n);
   let dstD: Uint8Array = new Uint8Array(n);
-  const counts = new Uint32Array(digit === 32 ? max + 2 : 65537);
-  const mask = digit === 32 ? 0xffffffff : 0xffff;
-  for (let shift = 0; shift === 0 || (digit === 16 && shift < 32 && max >>> shift !== 0); shift += 16) {
+  const counts = new Uint32Array(onePass ? max + 2 : 65537);
+  const mask = onePass ? 0xffffffff : 0xffff;
+  for (let shift = 0; shift === 0 || (!onePass && shift < 32 && max >>> shift !== 0); shift += 16) {
     counts.fill(0);
     for (let i = 0; i < n; i++) counts[((srcA[i]! >>> shift) & mask) + 1]!++;
     for (let v = 1; v < counts.length; v++) counts[v]! += counts[v - 1]!;
