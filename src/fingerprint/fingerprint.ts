@@ -2,7 +2,7 @@
 // here; the plan's preset (presets/) reads feature lists, marshals each batch and runs its kernel, one
 // WebAssembly call per batch and kind of input.
 import { checkAttached, show } from '../errors.js';
-import { align16, chunks, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
+import { align16, chunks, copyEncodedTexts, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
 import { type PackedTexts, packTexts, recycleBuffer, transferOf, unpackTexts } from '../runtime/pool-texts.js';
 import { offerTasks } from '../runtime/pool-worker.js';
@@ -93,12 +93,12 @@ export function utf8Length(s: string): number {
 }
 
 /** A text's size in bytes for chunking: exact for bytes, 3 per unit for strings (exact only when that matters). */
-function textBytes(text: string | Uint8Array, position: string): number {
+function textBytes(text: string | Uint8Array, position: () => string): number {
   if (typeof text !== 'string') return text.byteLength;
   const estimate = text.length * 3;
   if (estimate <= MAX_DOCUMENT_BYTES) return estimate;
   const bytes = utf8Length(text);
-  if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(position, bytes, 'bytes of UTF-8');
+  if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(position(), bytes, 'bytes of UTF-8');
   return bytes;
 }
 
@@ -157,30 +157,41 @@ class Hasher implements SimHasher {
     if (!Array.isArray(inputs)) throw new TypeError(`inputs must be an array, got ${show(inputs)}`);
     const chosen = checkThreadOptions(options);
     if (typeof this.options.tokenizer === 'function') return this.run(inputs, 'document');
-    // Everything is validated (and feature lists hashed) here, before any worker gets work.
-    const batch = this.classify(inputs, (i) => `document ${i}`, true);
     const n = inputs.length;
     const fingerprints = new BigUint64Array(n * this.words);
     const featureCounts = new Float64Array(n);
-    this.execute(wasm(), { ...batch, texts: [], textIndex: [], textSizes: [] }, fingerprints, featureCounts);
-    // Work is about proportional to a text's length (bytes, or UTF-16 units of a string).
-    const sizes = batch.texts.map((t) => t.length + DOCUMENT_OVERHEAD_BYTES);
+    // Everything is validated (and feature lists hashed) here, before any worker gets work. A batch of texts only
+    // (the usual case) is checked in one pass that builds nothing per document.
+    let texts = inputs as ReadonlyArray<string | Uint8Array>;
+    let textIndex: number[] | null = null; // null: text i is input i
+    let sizes = textsOnlyWork(inputs);
+    if (sizes === null) {
+      const batch = this.classify(inputs, (i) => `document ${i}`, true);
+      this.execute(wasm(), { ...batch, texts: [], textIndex: [], textSizes: [] }, fingerprints, featureCounts);
+      ({ texts, textIndex } = batch);
+      sizes = Float64Array.from(texts, workOf);
+    }
     let total = 0;
-    for (const size of sizes) total += size;
+    for (let i = 0; i < sizes.length; i++) total += sizes[i]!;
     // Starting workers costs tens of milliseconds: until they run, only a larger batch pays for it.
     const warm = sharedPool().size >= hardwareThreads();
     const threads = chosen ?? (total >= (warm ? PARALLEL_MIN_BYTES : PARALLEL_COLD_MIN_BYTES) ? hardwareThreads() : 1);
-    const { texts, textIndex } = batch;
     if (texts.length === 0) return { fingerprints, featureCounts };
+    const place = (r: SimHashBatch, start: number, end: number): void => {
+      if (textIndex)
+        this.scatter(r.fingerprints, r.featureCounts, textIndex.slice(start, end), fingerprints, featureCounts);
+      else {
+        fingerprints.set(r.fingerprints, start * this.words);
+        featureCounts.set(r.featureCounts, start);
+      }
+    };
     if (threads === 1) {
-      const r = this.runTexts(texts, Uint32Array.from(textIndex));
-      this.scatter(r.fingerprints, r.featureCounts, textIndex, fingerprints, featureCounts);
+      place(this.runTexts(texts, textIndex ? Uint32Array.from(textIndex) : 0), 0, texts.length);
       return { fingerprints, featureCounts };
     }
-    // Several chunks per thread even out uneven documents and loaded cores; at most two per thread are packed
-    // (copied) at a time, so memory holds a few chunks, never the batch once more per worker.
-    const chunkBytes = Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, Math.ceil(total / (threads * 2))));
-    const runs = chunks(sizes, chunkBytes);
+    // At most two chunks per thread are packed (copied) at a time, so memory holds a few chunks, never the batch
+    // once more per worker.
+    const runs = shrinkingChunks(sizes, total, threads);
     const pool = sharedPool();
     const failures: Array<{ run: number; error: unknown }> = [];
     let next = 0;
@@ -188,11 +199,9 @@ class Hasher implements SimHasher {
       while (next < runs.length && failures.length === 0) {
         const run = next++;
         const [start, end] = runs[run]!;
-        const index = textIndex.slice(start, end);
         try {
-          const positions = Uint32Array.from(index);
-          const r = await fingerprintInWorker(pool, texts.slice(start, end), this.options, threads, positions);
-          this.scatter(r.fingerprints, r.featureCounts, index, fingerprints, featureCounts);
+          const positions = textIndex ? Uint32Array.from(textIndex.slice(start, end)) : start;
+          place(await fingerprintInWorker(pool, texts.slice(start, end), this.options, threads, positions), start, end);
         } catch (error) {
           failures.push({ run, error });
         }
@@ -204,9 +213,30 @@ class Hasher implements SimHasher {
     return { fingerprints, featureCounts };
   }
 
+  /**
+   * A pool worker's chunk packed as UTF-8 (every text was, see packTexts) for a kernel that reads UTF-8: one copy
+   * into WebAssembly, no per-document view. Null when the chunk or the kernel is not of that kind.
+   */
+  runPacked(packed: PackedTexts): SimHashBatch | null {
+    const { preset } = this;
+    if (packed.strings !== null || this.readsStrings || !preset.runEncodedTexts || packed.bytes.length > CHUNK_BYTES)
+      return null;
+    const rt = wasm();
+    const n = packed.offsets.length - 1;
+    const encoded = copyEncodedTexts(rt.heap, regions(rt).text, packed.bytes, packed.offsets);
+    const output = preset.runEncodedTexts(rt, encoded, this.options);
+    return {
+      fingerprints: rt.heap.u64.slice(output.out >>> 3, (output.out >>> 3) + n * this.words),
+      featureCounts: rt.heap.f64.slice(output.counts >>> 3, (output.counts >>> 3) + n),
+    };
+  }
+
   /** Texts of a batch, named by their positions in it (for errors); in a pool worker, or here. */
-  runTexts(texts: ReadonlyArray<string | Uint8Array>, positions: Uint32Array | undefined): SimHashBatch {
-    const name = positions ? (i: number) => `document ${positions[i]}` : (i: number) => `document ${i}`;
+  runTexts(texts: ReadonlyArray<string | Uint8Array>, positions: Positions = 0): SimHashBatch {
+    const name =
+      typeof positions === 'number'
+        ? (i: number) => `document ${positions + i}`
+        : (i: number) => `document ${positions[i]}`;
     const n = texts.length;
     const fingerprints = new BigUint64Array(n * this.words);
     const featureCounts = new Float64Array(n);
@@ -249,7 +279,8 @@ class Hasher implements SimHasher {
       if (typeof input === 'string' || input instanceof Uint8Array) {
         let text: string | Uint8Array = input;
         if (typeof text !== 'string') {
-          checkAttached(text, position(i));
+          // A view reads as empty once its buffer is detached: only then is there anything to check (or name).
+          if (text.byteLength === 0) checkAttached(text, position(i));
           if (text.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(position(i), text.byteLength, 'bytes');
         }
         if (asString && typeof text !== 'string') text = decoder.decode(text);
@@ -257,7 +288,7 @@ class Hasher implements SimHasher {
         if (!rawTexts && plan.mode < 0) {
           addFeatures(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
         } else {
-          textSizes.push(textBytes(text, position(i)));
+          textSizes.push(textBytes(text, () => position(i)));
           texts.push(text);
           textIndex.push(i);
         }
@@ -352,6 +383,58 @@ const DOCUMENT_OVERHEAD_BYTES = 64;
 const MIN_CHUNK_BYTES = 256 << 10;
 const MAX_CHUNK_BYTES = 4 << 20;
 
+/** A text's share of the work, about proportional to its length (bytes, or UTF-16 units of a string). */
+const workOf = (text: string | Uint8Array): number => text.length + DOCUMENT_OVERHEAD_BYTES;
+
+/**
+ * Each input's work when every input is a text, validated as classify validates texts; null when some input is
+ * not a text (classify then sorts the batch).
+ */
+function textsOnlyWork(inputs: readonly SimHashInput[]): Float64Array | null {
+  const work = new Float64Array(inputs.length);
+  for (let i = 0; i < inputs.length; i++) {
+    const t = inputs[i];
+    if (typeof t === 'string') {
+      if (t.length * 3 > MAX_DOCUMENT_BYTES) textBytes(t, () => `document ${i}`);
+    } else if (t instanceof Uint8Array) {
+      // A view reads as empty once its buffer is detached: only then is there anything to check.
+      if (t.byteLength === 0) checkAttached(t, `document ${i}`);
+      if (t.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(`document ${i}`, t.byteLength, 'bytes');
+    } else return null;
+    work[i] = t.length + DOCUMENT_OVERHEAD_BYTES;
+  }
+  return work;
+}
+
+/**
+ * Contiguous runs of texts for `threads` workers, each about 1/(2 threads) of the work still left (within
+ * MIN_CHUNK_BYTES..MAX_CHUNK_BYTES): large while much is left, so few round trips, and small at the end, so the
+ * workers finish together rather than one waiting on another's last large chunk.
+ */
+export function shrinkingChunks(work: ArrayLike<number>, total: number, threads: number): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  const target = (left: number) => Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, left / (2 * threads)));
+  let left = total;
+  let limit = target(left);
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < work.length; i++) {
+    if (i > start && bytes + work[i]! > limit) {
+      runs.push([start, i]);
+      left -= bytes;
+      limit = target(left);
+      start = i;
+      bytes = 0;
+    }
+    bytes += work[i]!;
+  }
+  if (start < work.length) runs.push([start, work.length]);
+  return runs;
+}
+
+/** Where a batch's texts stand in the caller's batch: each one's position, or the first of consecutive ones. */
+type Positions = Uint32Array | number;
+
 /** The pool task that fingerprints texts (simhashManyAsync, simhashStream). */
 export const FINGERPRINT_TASK = 'fingerprint';
 
@@ -360,7 +443,7 @@ export interface FingerprintTask {
   /** The hasher's plan, validated on the calling thread. */
   plan: Plan;
   /** The texts' positions in the caller's batch, which errors name; default 0, 1, … */
-  positions?: Uint32Array;
+  positions?: Positions;
 }
 
 /** What the task returns: the results, and the texts' buffer for the caller's next pack. */
@@ -370,7 +453,8 @@ interface FingerprintResult extends SimHashBatch {
 
 offerTasks({
   [FINGERPRINT_TASK]: (task: FingerprintTask) => {
-    const r = new Hasher(task.plan).runTexts(unpackTexts(task.texts), task.positions);
+    const hasher = new Hasher(task.plan);
+    const r = hasher.runPacked(task.texts) ?? hasher.runTexts(unpackTexts(task.texts), task.positions);
     const spare = task.texts.bytes.buffer as ArrayBuffer;
     const result: FingerprintResult = { ...r, spare };
     return { result, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare] };
@@ -391,10 +475,10 @@ export async function fingerprintInWorker(
   texts: ReadonlyArray<string | Uint8Array>,
   plan: Plan,
   threads: number,
-  positions?: Uint32Array,
+  positions?: Positions,
 ): Promise<SimHashBatch> {
   const task: FingerprintTask = { texts: packTexts(texts, !readsStrings(plan)), plan };
-  if (positions) task.positions = positions;
+  if (positions !== undefined) task.positions = positions;
   const { spare, ...result } = await pool.run<FingerprintResult>(
     FINGERPRINT_TASK,
     task,

@@ -23,15 +23,30 @@ export function regions(rt: Runtime): Regions {
   return r;
 }
 
+/** Texts laid out back to back as UTF-8 in the text region: where, each one's byte offset (n + 1), the longest. */
+export interface EncodedTexts {
+  ptr: number;
+  offsets: Uint32Array;
+  longest: number;
+}
+
+/**
+ * Texts already back to back as UTF-8 (a pool worker's packed chunk, pool-texts.ts) into the text region with
+ * one copy: document i spans bytes[offsets[i]..offsets[i + 1]), and offsets[0] is 0.
+ */
+export function copyEncodedTexts(heap: Heap, region: Region, bytes: Uint8Array, offsets: Uint32Array): EncodedTexts {
+  const ptr = region.reserve(bytes.length + 16);
+  heap.u8.set(bytes, ptr);
+  let longest = 0;
+  for (let i = 1; i < offsets.length; i++) longest = Math.max(longest, offsets[i]! - offsets[i - 1]!);
+  return { ptr, offsets, longest };
+}
+
 /**
  * Writes each text back to back as UTF-8 into the text region. Returns the region pointer, the byte offset of
  * each document (length n + 1) and the longest document's byte length.
  */
-export function encodeTexts(
-  heap: Heap,
-  region: Region,
-  texts: ReadonlyArray<string | Uint8Array>,
-): { ptr: number; offsets: Uint32Array; longest: number } {
+export function encodeTexts(heap: Heap, region: Region, texts: ReadonlyArray<string | Uint8Array>): EncodedTexts {
   const offsets = new Uint32Array(texts.length + 1);
   let remaining = 0; // lengths of the texts not yet written: each needs at least that many bytes
   let allStrings = true;

@@ -23,7 +23,7 @@ import {
 import { findInThreads } from '../../src/dedup/dedup.js';
 import { planJoin } from '../../src/dedup/join-plan.js';
 import { JOIN_TASK } from '../../src/dedup/join.js';
-import { MAX_DOCUMENT_BYTES } from '../../src/fingerprint/fingerprint.js';
+import { MAX_DOCUMENT_BYTES, shrinkingChunks } from '../../src/fingerprint/fingerprint.js';
 import { MAX_THREADS, sharedPool } from '../../src/runtime/pool.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { randomDocument, rng } from '../reference.js';
@@ -74,16 +74,18 @@ function randomBatch(next: () => number, n: number, withFeatures: boolean): SimH
 }
 
 describe('simhashManyAsync', () => {
-  it('equals simhashMany for every width, tokenizer and preset, 2 to 4 threads, mixed inputs (seeded)', async () => {
+  it('equals simhashMany for every width, tokenizer and preset, 2 to 4 threads, texts only or mixed (seeded)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: OPTION_SETS.length - 1 }),
         fc.integer({ min: 0, max: 300 }),
         fc.integer({ min: 2, max: 4 }),
         fc.integer(),
-        async (o, n, threads, seed) => {
+        fc.boolean(),
+        async (o, n, threads, seed, withFeatures) => {
           const options = OPTION_SETS[o]!;
-          const batch = randomBatch(rng(seed), n, true);
+          // Texts only take the one-pass check and, packed as UTF-8, the worker's one-copy path.
+          const batch = randomBatch(rng(seed), n, withFeatures);
           // Errors too (python-simhash rejects lone surrogates, say): the same class and message.
           const one = await outcome(() => createSimHasher(options).hashManyDetailed(batch));
           expect(await outcome(() => createSimHasher(options).hashManyDetailedAsync(batch, { threads }))).toEqual(one);
@@ -93,9 +95,45 @@ describe('simhashManyAsync', () => {
           );
         },
       ),
-      { seed: 0x15a, numRuns: 40 },
+      { seed: 0x15a, numRuns: 60 },
     );
     expect(sharedPool().size).toBeLessThanOrEqual(4);
+  });
+
+  it('splits a batch into contiguous chunks that shrink towards the end (seeded)', () => {
+    const max = 4 << 20;
+    const min = 256 << 10;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 64, max: 3 << 20 }), { maxLength: 400 }),
+        fc.integer({ min: 2, max: 8 }),
+        (work, threads) => {
+          const total = work.reduce((a, b) => a + b, 0);
+          const runs = shrinkingChunks(Float64Array.from(work), total, threads);
+          let next = 0;
+          let left = total;
+          for (const [start, end] of runs) {
+            expect(start).toBe(next);
+            expect(end).toBeGreaterThan(start);
+            const bytes = work.slice(start, end).reduce((a, b) => a + b, 0);
+            // Within its share of what was left, unless one text alone is larger.
+            const limit = Math.min(max, Math.max(min, left / (2 * threads)));
+            if (end - start > 1) expect(bytes).toBeLessThanOrEqual(limit);
+            if (end < work.length) expect(bytes + work[end]!).toBeGreaterThan(limit); // nothing left out that fit
+            left -= bytes;
+            next = end;
+          }
+          expect(next).toBe(work.length);
+        },
+      ),
+      { seed: 0x5c, numRuns: 200 },
+    );
+    // 32 MiB of equal texts on 2 threads: full chunks first, then ever smaller ones down to the minimum.
+    const runs = shrinkingChunks(new Float64Array(32 << 10).fill(1024), 32 << 20, 2);
+    const sizes = runs.map(([a, b]) => (b - a) * 1024);
+    expect(sizes[0]).toBe(max);
+    expect(sizes.at(-1)).toBeLessThanOrEqual(min);
+    for (let i = 1; i < sizes.length - 1; i++) expect(sizes[i]).toBeLessThanOrEqual(sizes[i - 1]!);
   });
 
   it('reproduces the java and python-simhash vectors of the original implementations on two threads', async () => {
@@ -167,9 +205,12 @@ describe('simhashManyAsync', () => {
   it('rejects bad input and options with one thread’s error before any worker gets work', async () => {
     await sharedPool().close();
     const huge = new Uint8Array(MAX_DOCUMENT_BYTES + 1);
+    const detached = new Uint8Array(8);
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
     const cases: Array<[SimHashInput[], SimHashOptions & { threads?: number }]> = [
       [['fine', 42 as unknown as string], {}],
       [['fine', huge], {}],
+      [['fine', detached], {}],
       [['fine', [['feature', Number.NaN]]], {}],
       [['x'], { bits: 7 as 32 }],
       [['x'], { threads: 0 }],

@@ -3,7 +3,14 @@
 // Its feature-list rules and batch layout are reused by the java preset, which differs only in its kernels.
 import { show } from '../../errors.js';
 import type { Heap, Region } from '../../runtime/heap.js';
-import { align16, encodeStrings, encodeTexts, flattenFeatures, regions } from '../../runtime/marshal.js';
+import {
+  type EncodedTexts,
+  align16,
+  encodeStrings,
+  encodeTexts,
+  flattenFeatures,
+  regions,
+} from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan } from '../options.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
@@ -160,6 +167,15 @@ export function layoutFeatures(
   };
 }
 
+/** Fingerprints texts already in the text region as UTF-8 (encodeTexts, copyEncodedTexts). */
+function runEncodedTexts(rt: Runtime, encoded: EncodedTexts, plan: Plan): KernelOutput {
+  const b = layoutTexts(rt, encoded, plan.bits);
+  // The word tokenizers fold case into scratch: up to twice the longest document's bytes.
+  const scratch = plan.mode > 0 ? regions(rt).scratch.reserve(2 * b.longest + 64) : 0;
+  kernels(rt).fingerprintTexts(b.bytes, b.offsets, b.count, plan.mode, plan.width, plan.bits, scratch, b.out, b.counts);
+  return b;
+}
+
 function kernels(rt: Runtime): DefaultKernels {
   return rt.kernels as unknown as DefaultKernels;
 }
@@ -173,22 +189,10 @@ export const defaultPreset: PresetDefinition = {
   mapFeatures,
 
   runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
-    const b = layoutTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts), plan.bits);
-    // The word tokenizers fold case into scratch: up to twice the longest document's bytes.
-    const scratch = plan.mode > 0 ? regions(rt).scratch.reserve(2 * b.longest + 64) : 0;
-    kernels(rt).fingerprintTexts(
-      b.bytes,
-      b.offsets,
-      b.count,
-      plan.mode,
-      plan.width,
-      plan.bits,
-      scratch,
-      b.out,
-      b.counts,
-    );
-    return b;
+    return runEncodedTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts), plan);
   },
+
+  runEncodedTexts,
 
   runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
     const b = layoutFeatures(rt, docs, plan.bits, encodeStrings);

@@ -3,6 +3,7 @@
 // preset up once, from the options (presets.ts), so the general path in fingerprint.ts has no preset branches,
 // and a new preset is one file here plus its kernels in assembly/presets/.
 import type { Plan, SimHashOptions, TokenizerFunction, TokenizerName } from '../options.js';
+import type { EncodedTexts } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 
 /** A document given as features, validated: its strings and, when any weight is not 1, their weights. */
@@ -34,6 +35,11 @@ export interface PresetDefinition<Doc extends FeatureDoc = FeatureDoc> {
   mapFeatures(map: ReadonlyMap<unknown, unknown>, doc: number, normalize: Plan['normalize']): Doc;
   /** Fingerprints a batch of texts (already normalized if asked) with one WebAssembly call. */
   runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput;
+  /**
+   * Kernels that read UTF-8 only: fingerprints texts already back to back in the text region, so a pool worker's
+   * packed chunk goes in with one copy.
+   */
+  runEncodedTexts?(rt: Runtime, encoded: EncodedTexts, plan: Plan): KernelOutput;
   /** Fingerprints a batch of documents from collectFeatures / mapFeatures with one WebAssembly call. */
   runFeatures(rt: Runtime, docs: readonly Doc[], plan: Plan): KernelOutput;
 }
