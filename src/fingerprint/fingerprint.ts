@@ -4,7 +4,8 @@
 import { checkAttached, show } from '../errors.js';
 import { align16, chunks, copyEncodedTexts, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
-import { type PackedTexts, packTexts, recycleBuffer, transferOf, unpackTexts } from '../runtime/pool-texts.js';
+import { type PackedTexts, packTexts, transferOf, unpackTexts } from '../runtime/pool-texts.js';
+import { recycleBuffer } from '../runtime/spare-buffers.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';

@@ -1,5 +1,7 @@
 // Texts packed for postMessage to a pool worker (pool.ts): strings stay strings, byte texts lie back to back in
 // one transferable buffer, so a batch crosses in one copy whatever its number of documents.
+import { spareBuffer } from './spare-buffers.js';
+
 /** Texts packed for postMessage: strings stay strings (null marks a byte text), bytes lie in one buffer. */
 export interface PackedTexts {
   strings: Array<string | null> | null;
@@ -9,30 +11,6 @@ export interface PackedTexts {
 }
 
 const encoder = new TextEncoder();
-
-/**
- * Buffers that came back from workers, for the next packs: a fresh buffer costs a page fault per 4 KiB, about as
- * much as encoding into it. Held weakly, so the garbage collector may take them whenever it likes.
- */
-const spares: Array<WeakRef<ArrayBuffer>> = [];
-const MAX_SPARES = 16;
-
-/** Offers a buffer a worker has sent back (with its results) for reuse. */
-export function recycleBuffer(buffer: ArrayBuffer): void {
-  if (buffer.byteLength > 0 && spares.length < MAX_SPARES) spares.push(new WeakRef(buffer));
-}
-
-function buffer(bytes: number): Uint8Array {
-  for (let i = spares.length - 1; i >= 0; i--) {
-    const b = spares[i]!.deref();
-    if (b && b.byteLength >= bytes && b.byteLength <= 2 * bytes + 4096) {
-      spares.splice(i, 1);
-      return new Uint8Array(b);
-    }
-    if (!b) spares.splice(i, 1);
-  }
-  return new Uint8Array(bytes);
-}
 
 /**
  * Packs texts for a worker. With `utf8`, strings are encoded into the byte buffer too (the worker then reads
@@ -48,7 +26,7 @@ export function packTexts(texts: ReadonlyArray<string | Uint8Array>, utf8 = fals
       count++;
     }
   // Room for some multi-byte characters: growing copies what is written so far.
-  let bytes = buffer(utf8 ? remaining + (remaining >>> 4) + 64 : remaining);
+  let bytes = new Uint8Array(spareBuffer(utf8 ? remaining + (remaining >>> 4) + 64 : remaining));
   const offsets = new Uint32Array(count + 1);
   const strings: Array<string | null> | null = count === texts.length ? null : new Array(texts.length);
   let at = 0;

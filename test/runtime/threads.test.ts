@@ -348,15 +348,23 @@ describe('findNearDuplicates on N threads', () => {
     }
   });
 
-  it('runs a join above the cut-over on the pool, with the same pairs', async () => {
+  it('runs a join above the cut-over on the pool, with the same pairs; the caller keeps its fingerprints', async () => {
     const fps = planted(1_000_000, 64, 11);
+    const before = fps.slice();
     const one = findNearDuplicates(fps, { k: 3 });
     const run = vi.spyOn(sharedPool(), 'run');
     try {
-      const promise = findNearDuplicates(fps, { k: 3, threads: 2 });
-      expect(promise).toBeInstanceOf(Promise);
-      expect(pairStrings(await promise)).toEqual(pairStrings(one));
-      expect(run.mock.calls.map((c) => c[0])).toEqual([JOIN_TASK]); // one share in a worker, one here
+      for (let round = 0; round < 3; round++) {
+        // The worker gets a transferred copy (in a buffer recycled from the round before): never the caller's.
+        const promise = findNearDuplicates(fps, { k: 3, threads: 2 });
+        expect(promise).toBeInstanceOf(Promise);
+        expect(pairStrings(await promise)).toEqual(pairStrings(one));
+        expect(fps.length).toBe(before.length);
+        expect(fps.every((x, i) => x === before[i])).toBe(true);
+      }
+      const sent = run.mock.calls.map((c) => [c[0], (c[1] as { fps: BigUint64Array }).fps]);
+      expect(sent.map(([kind]) => kind)).toEqual([JOIN_TASK, JOIN_TASK, JOIN_TASK]); // one share in a worker, one here
+      for (const [, copy] of sent) expect(copy === fps).toBe(false);
     } finally {
       run.mockRestore();
     }
