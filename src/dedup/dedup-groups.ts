@@ -105,6 +105,10 @@ export function expandPairs(
 /** The pairs ordered by (a, b), for n documents: a counting sort by a, then each run sorted by b. O(n + p log p). */
 export function sortPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
   const { a, b, distance } = pairs;
+  // Often already in order (each copy after its representative, one group or groups in order): one look, no copy.
+  let sorted = true;
+  for (let p = 1; p < a.length && sorted; p++) sorted = a[p - 1]! < a[p]! || (a[p - 1] === a[p] && b[p - 1]! < b[p]!);
+  if (sorted) return pairs;
   const start = new Uint32Array(n + 1);
   for (let p = 0; p < a.length; p++) start[a[p]! + 1]!++;
   for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
@@ -164,12 +168,14 @@ export function collapse(
   const rep = copyOf.slice();
   const joinedList: number[] = [];
   const byKey = new Map<string, number>();
+  // Fingerprints move as 32-bit halves: reading a BigUint64Array allocates a BigInt per element.
+  const half = words * 2;
+  const fp32 = halvesOf(fingerprints);
   for (let i = 0; i < n; i++) {
     const r = rep[i]!;
     if (r !== i) {
       featureCounts[i] = featureCounts[r]!;
-      fingerprints[i * words] = fingerprints[r * words]!;
-      if (words === 2) fingerprints[i * words + 1] = fingerprints[r * words + 1]!;
+      for (let h = 0; h < half; h++) fp32[i * half + h] = fp32[r * half + h]!;
       rep[i] = rep[r]!; // r < i: already final
     } else if (trimKey && featureCounts[i] === 0) {
       const key = trimKey(i);
@@ -184,10 +190,9 @@ export function collapse(
   const docGroups = rowsOf(groupOfDoc, groups);
   const joined = Uint32Array.from(joinedList);
   const joinedFps = new BigUint64Array(joined.length * words);
-  for (let q = 0; q < joined.length; q++) {
-    joinedFps[q * words] = fingerprints[joined[q]! * words]!;
-    if (words === 2) joinedFps[q * words + 1] = fingerprints[joined[q]! * words + 1]!;
-  }
+  const joined32 = halvesOf(joinedFps);
+  for (let q = 0; q < joined.length; q++)
+    for (let h = 0; h < half; h++) joined32[q * half + h] = fp32[joined[q]! * half + h]!;
   const fpFirst = firstOfEqual(joinedFps, words);
   const fpGroupOf = new Uint32Array(joined.length);
   const fpRep: number[] = [];
@@ -198,9 +203,9 @@ export function collapse(
     } else fpGroupOf[q] = fpGroupOf[fpFirst[q]!]!;
   }
   const distinctFps = new BigUint64Array(fpRep.length * words);
+  const distinct32 = halvesOf(distinctFps);
   fpRep.forEach((q, g) => {
-    distinctFps[g * words] = joinedFps[q * words]!;
-    if (words === 2) distinctFps[g * words + 1] = joinedFps[q * words + 1]!;
+    for (let h = 0; h < half; h++) distinct32[g * half + h] = joined32[q * half + h]!;
   });
   return {
     rep,
@@ -211,6 +216,11 @@ export function collapse(
     fpGroups: rowsOf(fpGroupOf, fpRep.length),
     distinctFps,
   };
+}
+
+/** The same memory as 32-bit words, two per u64. */
+export function halvesOf(words: BigUint64Array): Uint32Array {
+  return new Uint32Array(words.buffer, words.byteOffset, words.length * 2);
 }
 
 /**

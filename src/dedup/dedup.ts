@@ -24,6 +24,7 @@ import {
   candidatePairs,
   collapse,
   extendClusters,
+  halvesOf,
   resultPairs,
   spanningPairs,
   tooManyPairs,
@@ -503,10 +504,12 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const hashed = fused ?? hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
   const fingerprints = new BigUint64Array(n * words);
   const featureCounts = new Float64Array(n);
+  const half = 2 * words; // fingerprints move as 32-bit halves: no BigInt per element
+  const to32 = halvesOf(fingerprints);
+  const from32 = halvesOf(hashed.fingerprints);
   distinct.forEach((i, q) => {
     featureCounts[i] = hashed.featureCounts[q]!;
-    fingerprints[i * words] = hashed.fingerprints[q * words]!;
-    if (words === 2) fingerprints[i * words + 1] = hashed.fingerprints[q * words + 1]!;
+    for (let h = 0; h < half; h++) to32[i * half + h] = from32[q * half + h]!;
   });
   const trim = featurelessByTrimmedText(hasher.options, verify) ? (i: number) => textOf(texts[i]!).trim() : null;
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);

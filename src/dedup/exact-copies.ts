@@ -78,31 +78,43 @@ export function sameText(x: string | Uint8Array, y: string | Uint8Array): boolea
 }
 
 /**
- * For each text, the index of the first text that is the same document (itself if none before it). Equal content
- * hashes are confirmed with sameText. Texts with one hash that are not the same (a string with a lone surrogate
- * and the bytes of its U+FFFD, or a 128-bit collision) are told apart by comparing with each such first text.
+ * For each text, the index of the first text that is the same document (itself if none before it). Texts are first
+ * keyed cheaply (length and sampled code units); a text equal to the first text of its key is its copy, with no
+ * hash at all (the duplicate-heavy case: 10^6 empty strings, a mirrored page). Only texts that share a key but
+ * differ from its first text are content-hashed, and equal content hashes are confirmed with sameText; texts with
+ * one hash that are not the same (a string with a lone surrogate and the bytes of its U+FFFD, or a 128-bit
+ * collision) are told apart by comparing with each such first text.
  */
 export function exactCopies(texts: readonly (string | Uint8Array)[]): Uint32Array {
-  const maybe = mayHaveCopies(texts);
-  if (maybe === null) return copiesAmong(texts);
-  const first = new Uint32Array(texts.length);
-  for (let i = 0; i < first.length; i++) first[i] = i;
-  const within = copiesAmong(maybe.map((i) => texts[i]!));
-  maybe.forEach((i, q) => {
-    first[i] = maybe[within[q]!]!;
+  const n = texts.length;
+  const firstOfKey = cheapKeyFirsts(texts);
+  if (firstOfKey === null) return copiesAmong(texts);
+  const first = new Uint32Array(n);
+  // Texts equal to their key's first text are its copies; any earlier copy would share the key and come first.
+  const rest: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const f = firstOfKey[i]!;
+    first[i] = i;
+    if (f === i) continue;
+    if (sameText(texts[i]!, texts[f]!)) first[i] = f;
+    else rest.push(i); // not a copy of f, nor of anything equal to f: may be a copy of another such text
+  }
+  if (rest.length === 0) return first;
+  const within = copiesAmong(rest.map((i) => texts[i]!));
+  rest.forEach((i, q) => {
+    first[i] = rest[within[q]!]!;
   });
   return first;
 }
 
 /**
- * The texts that share a cheap key (length and 16 sampled code units or bytes) with another text: only these can
- * have a copy, so only these are content-hashed. Real text rarely repeats a key by chance (edited copies change
- * their length), which saves encoding and hashing every byte once more (about 0.3 s on 210 MB). Null when strings
- * and bytes are mixed: a string and its bytes are the same document, but their keys differ.
+ * For each text, the first text with the same cheap key (length and 16 sampled code units or bytes): only texts
+ * sharing a key can be copies. Real text rarely repeats a key by chance (edited copies change their length),
+ * which saves encoding and hashing every byte once more (about 0.3 s on 210 MB). Null when strings and bytes are
+ * mixed: a string and its bytes are the same document, but their keys differ.
  */
-function mayHaveCopies(texts: readonly (string | Uint8Array)[]): number[] | null {
+function cheapKeyFirsts(texts: readonly (string | Uint8Array)[]): Uint32Array | null {
   const n = texts.length;
-  if (n < 2) return [];
   const strings = typeof texts[0] === 'string';
   const keys = new BigUint64Array(n);
   const halves = new Uint32Array(keys.buffer);
@@ -120,14 +132,7 @@ function mayHaveCopies(texts: readonly (string | Uint8Array)[]): number[] | null
     halves[2 * i] = h;
     halves[2 * i + 1] = len;
   }
-  const first = firstOfEqual(keys, 1);
-  const shared = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    if (first[i] !== i) shared[i] = shared[first[i]!] = 1;
-  }
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) if (shared[i]) out.push(i);
-  return out;
+  return firstOfEqual(keys, 1);
 }
 
 /** exactCopies by content hash alone: every text is encoded and hashed. */

@@ -114,6 +114,22 @@ describe('exact copies', () => {
     expectPlainFirst([]);
   });
 
+  it('many texts sharing one cheap key, in every order: equal ones copy the first, the others group apart (seeded)', () => {
+    // Length 100 and the same sampled positions (0, 6, 13, …, 99): variants differ at unsampled positions only, so
+    // each text is either equal to its key's first text or must be grouped by content among the rest.
+    const variants = Array.from({ length: 5 }, (_, v) => {
+      const units = Array<string>(100).fill('x');
+      if (v > 0) units[1 + ((v * 7) % 5)] = String.fromCharCode(96 + v);
+      return units.join('');
+    });
+    for (let seed = 1; seed <= 20; seed++) {
+      const next = rng(seed);
+      const texts = Array.from({ length: 60 }, () => variants[Math.floor(next() * (1 + (seed % 5)))]!);
+      expectPlainFirst(texts);
+      expectPlainFirst(texts.map((t) => encoder.encode(t)));
+    }
+  });
+
   function expectPlainFirst(texts: Array<string | Uint8Array>): void {
     const got = exactCopies(texts);
     expect(got.length).toBe(texts.length);
