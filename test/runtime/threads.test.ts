@@ -25,6 +25,7 @@ import { planJoin } from '../../src/dedup/join-plan.js';
 import { JOIN_TASK } from '../../src/dedup/join.js';
 import { MAX_DOCUMENT_BYTES, shrinkingChunks } from '../../src/fingerprint/fingerprint.js';
 import { MAX_THREADS, sharedPool } from '../../src/runtime/pool.js';
+import { CHUNK_BUFFER_BYTES, keptBuffers, recycleBuffer, spareBuffer } from '../../src/runtime/spare-buffers.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { randomDocument, rng } from '../reference.js';
 
@@ -244,6 +245,25 @@ describe('simhashManyAsync', () => {
     expect(await outcome(() => simhashManyAsync(large, { ...options, threads: 2 }))).toEqual(one);
     sameWords(await simhashManyAsync(docs, { threads: 2 }), simhashMany(docs));
     sameWords(await simhashManyAsync(large, { threads: 2 }), simhashMany(large));
+  });
+
+  it('keeps a few chunk buffers while calls come, and lets them go once the pool is idle', async () => {
+    const next = rng(21);
+    const docs = Array.from({ length: 12_000 }, () => randomDocument(next, 120)); // several chunks
+    const want = simhashMany(docs);
+    for (let round = 0; round < 3; round++) sameWords(await simhashManyAsync(docs, { threads: 2 }), want);
+    expect(keptBuffers()).toBeGreaterThan(0);
+    expect(keptBuffers()).toBeLessThanOrEqual(8);
+    // A buffer handed out is never one still held for reuse, whatever its size.
+    const a = spareBuffer(100);
+    const b = spareBuffer(CHUNK_BUFFER_BYTES);
+    expect(a).not.toBe(b);
+    expect(a.byteLength).toBe(CHUNK_BUFFER_BYTES);
+    expect(spareBuffer(CHUNK_BUFFER_BYTES + 1).byteLength).toBe(CHUNK_BUFFER_BYTES + 1);
+    recycleBuffer(a);
+    recycleBuffer(b);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(keptBuffers()).toBe(0);
   });
 
   it('repeated calls reuse the same workers and grow neither their memory nor this thread’s', async () => {
