@@ -17,7 +17,10 @@
 // and 150.9 KiB gzip: the raw budget is now 528 KiB; gzip stays at 152 KiB, still far below what a second copy of
 // either build (+30 KiB as base64) would add. The scans' choice of memory layout (src/hamming/scan-layout.ts, a
 // flag in each build; one stream ran 1.3-1.4x faster than the blocks from DRAM on an AMD EPYC VM) took index.cjs
-// to 152.2 KiB gzip: the gzip budget is now 156 KiB.
+// to 152.2 KiB gzip: the gzip budget is now 156 KiB. The pool's afternoon of 2026-12-02 (texts checked in one pass,
+// a worker's chunk copied into WebAssembly at once, chunks that shrink, kept spare buffers, transferred copies for
+// the join and the index, exact copies without hashing: TypeScript and its comments, +8 KiB raw) took index.cjs to
+// 530 KiB raw and 156.2 KiB gzip: the budgets are now 540 KiB raw and 160 KiB gzip.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -25,8 +28,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 528 * KB, gzip: 156 * KB },
-  'dist/index.cjs': { raw: 528 * KB, gzip: 156 * KB },
+  'dist/index.mjs': { raw: 540 * KB, gzip: 160 * KB },
+  'dist/index.cjs': { raw: 540 * KB, gzip: 160 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
   'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
