@@ -78,15 +78,25 @@ export function checkPairs(texts: ReadonlyArray<string | Uint8Array>, task: Omit
   return keep;
 }
 
+/** What a pool task sends back beside its result: the texts' buffer, for the caller's next pack (spare-buffers.ts). */
+export interface WithSpare<T> {
+  value: T;
+  spare: ArrayBuffer;
+}
+
 offerTasks({
   [HASH_TASK]: (task: HashTask) => {
     const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys);
-    const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer];
+    const spare = task.texts.bytes.buffer as ArrayBuffer;
+    const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare];
     if (r.copyKeys) transfer.push(r.copyKeys.buffer as ArrayBuffer);
-    return { result: r, transfer };
+    const result: WithSpare<HashResult> = { value: r, spare };
+    return { result, transfer };
   },
   check: (task: CheckTask) => {
     const keep = checkPairs(unpackTexts(task.texts), task);
-    return { result: keep, transfer: [keep.buffer as ArrayBuffer] };
+    const spare = task.texts.bytes.buffer as ArrayBuffer;
+    const result: WithSpare<Uint8Array> = { value: keep, spare };
+    return { result, transfer: [keep.buffer as ArrayBuffer, spare] };
   },
 });

@@ -47,6 +47,7 @@ export function recycleBuffer(buffer: ArrayBuffer): void {
  * at most about twice the size, or a new one.
  */
 export function spareBuffer(bytes: number): ArrayBuffer {
+  if (bytes === 0) return new ArrayBuffer(0); // a pack of strings only: nothing to keep a chunk buffer for
   touch();
   if (bytes <= CHUNK_BUFFER_BYTES) return kept.pop() ?? new ArrayBuffer(CHUNK_BUFFER_BYTES);
   for (let i = weak.length - 1; i >= 0; i--) {
