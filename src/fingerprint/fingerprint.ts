@@ -402,7 +402,7 @@ function textsOnlyWork(inputs: readonly SimHashInput[]): Float64Array | null {
       if (t.byteLength === 0) checkAttached(t, `document ${i}`);
       if (t.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(`document ${i}`, t.byteLength, 'bytes');
     } else return null;
-    work[i] = t.length + DOCUMENT_OVERHEAD_BYTES;
+    work[i] = workOf(t);
   }
   return work;
 }
