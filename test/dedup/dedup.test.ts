@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
+import { sortPairs } from '../../src/dedup/dedup-groups.js';
 import { findWithPlan, tableShares } from '../../src/dedup/join.js';
 import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
@@ -328,6 +329,35 @@ function referenceComponents(n: number, a: Uint32Array, b: Uint32Array): Uint32A
   }
   return label;
 }
+
+describe('sortPairs', () => {
+  it('orders pairs by (a, b) with their distances, already ordered or not, as a plain sort does (seeded)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(fc.tuple(fc.nat(59), fc.nat(59), fc.nat(64)), { maxLength: 200 }),
+        fc.boolean(),
+        (n, raw, presorted) => {
+          // Distinct (a, b) with a < b and both below n, as the joins and dedup's groups produce them.
+          const seen = new Set<string>();
+          const triples = raw
+            .map(([x, y, d]) => [Math.min(x, y) % n, Math.max(x, y) % n, d] as const)
+            .filter(([a, b]) => a < b && !seen.has(`${a},${b}`) && seen.add(`${a},${b}`));
+          const want = [...triples].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+          const input = presorted ? want : triples;
+          const pairs = {
+            a: Uint32Array.from(input, (t) => t[0]),
+            b: Uint32Array.from(input, (t) => t[1]),
+            distance: Uint8Array.from(input, (t) => t[2]),
+          };
+          const got = sortPairs(n, pairs);
+          expect(Array.from(got.a, (a, i) => [a, got.b[i], got.distance[i]])).toEqual(want.map((t) => [...t]));
+        },
+      ),
+      { seed: 0x50, numRuns: 300 },
+    );
+  });
+});
 
 describe('clusters', () => {
   it('connected components equal a reference on random graphs', () => {

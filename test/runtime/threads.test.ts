@@ -23,7 +23,9 @@ import {
 import { findInThreads } from '../../src/dedup/dedup.js';
 import { planJoin } from '../../src/dedup/join-plan.js';
 import { JOIN_TASK } from '../../src/dedup/join.js';
-import { MAX_DOCUMENT_BYTES, shrinkingChunks } from '../../src/fingerprint/fingerprint.js';
+import { MAX_DOCUMENT_BYTES, readsStrings, shrinkingChunks } from '../../src/fingerprint/fingerprint.js';
+import type { Plan } from '../../src/fingerprint/options.js';
+import { type PackedTexts, packTexts } from '../../src/runtime/pool-texts.js';
 import { MAX_THREADS, sharedPool } from '../../src/runtime/pool.js';
 import { CHUNK_BUFFER_BYTES, keptBuffers, recycleBuffer, spareBuffer } from '../../src/runtime/spare-buffers.js';
 import { wasm } from '../../src/runtime/wasm.js';
@@ -99,6 +101,29 @@ describe('simhashManyAsync', () => {
       { seed: 0x15a, numRuns: 60 },
     );
     expect(sharedPool().size).toBeLessThanOrEqual(4);
+  });
+
+  it('a worker copies a chunk packed as UTF-8 in one piece for the UTF-8 kernels, and only for them', () => {
+    const next = rng(33);
+    const encoder = new TextEncoder();
+    const texts = Array.from({ length: 300 }, (_, i) => {
+      const t = randomDocument(next, 1 + (i % 50));
+      return i % 3 === 0 ? encoder.encode(t) : t;
+    });
+    for (const options of OPTION_SETS) {
+      const hasher = createSimHasher(options) as unknown as {
+        options: Plan;
+        runPacked(packed: PackedTexts): { fingerprints: BigUint64Array; featureCounts: Float64Array } | null;
+        hashManyDetailed(inputs: SimHashInput[]): { fingerprints: BigUint64Array; featureCounts: Float64Array };
+      };
+      const utf8 = !readsStrings(hasher.options);
+      const got = hasher.runPacked(packTexts(texts, utf8));
+      // The default preset's built-in tokenizers read UTF-8; presets that read strings, and normalization, do not.
+      expect(got === null, JSON.stringify(options)).toBe(!utf8 || options.preset !== undefined);
+      if (got) expect(got).toEqual(hasher.hashManyDetailed(texts));
+      // Strings kept as strings (a plan that reads strings packs them so) never take the one-copy path.
+      expect(hasher.runPacked(packTexts(texts, false))).toBeNull();
+    }
   });
 
   it('splits a batch into contiguous chunks that shrink towards the end (seeded)', () => {
