@@ -37,7 +37,6 @@ import { planJoinFor } from './join-estimate.js';
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
 import {
   JOIN_TASK,
-  type JoinResult,
   type JoinTask,
   type NearDuplicatePairs,
   findWithPlan,
@@ -46,7 +45,7 @@ import {
   walkTables,
 } from './join.js';
 import { checkThreads, sharedPool } from '../runtime/pool.js';
-import { recycleBuffer, spareBuffer } from '../runtime/spare-buffers.js';
+import { type WithSpare, keepSpare, spareBuffer } from '../runtime/spare-buffers.js';
 
 export type { JoinPlan } from './join-plan.js';
 export type { NearDuplicatePairs } from './join.js';
@@ -217,10 +216,9 @@ export async function findInThreads(
     const copy = new BigUint64Array(spareBuffer(fps.byteLength), 0, fps.length);
     copy.set(fps);
     const task: JoinTask = { fps: copy, plan, tables: share[s]! };
-    const job = pool.run<JoinResult>(JOIN_TASK, task, shares - 1, [copy.buffer as ArrayBuffer]).then((r) => {
-      recycleBuffer(r.spare);
-      return r.keys;
-    });
+    const job = pool
+      .run<WithSpare<BigUint64Array>>(JOIN_TASK, task, shares - 1, [copy.buffer as ArrayBuffer])
+      .then(keepSpare);
     job.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
     jobs.push(job);
   }

@@ -4,6 +4,7 @@
 import { Region, type Heap } from '../runtime/heap.js';
 import { align16 } from '../runtime/marshal.js';
 import { offerTasks } from '../runtime/pool-worker.js';
+import type { WithSpare } from '../runtime/spare-buffers.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
@@ -525,19 +526,14 @@ export interface JoinTask {
   tables: number[];
 }
 
-/** What a worker sends back: the pair keys of its tables, and the fingerprints' buffer for the next copy. */
-export interface JoinResult {
-  keys: BigUint64Array;
-  spare: ArrayBuffer;
-}
-
 offerTasks({
   [JOIN_TASK]: (task: JoinTask) => {
     const rt = wasm();
     const { ptr, count } = walkTables(rt, task.fps, task.plan, task.tables);
     const keys = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
     const spare = task.fps.buffer as ArrayBuffer;
-    const result: JoinResult = { keys, spare };
+    // The pair keys of its tables, and the fingerprints' buffer for the next copy.
+    const result: WithSpare<BigUint64Array> = { value: keys, spare };
     return { result, transfer: [keys.buffer as ArrayBuffer, spare] };
   },
 });

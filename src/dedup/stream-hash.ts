@@ -12,8 +12,8 @@ import {
 import type { SimHashOptions } from '../fingerprint/options.js';
 import { MAX_THREADS, sharedPool } from '../runtime/pool.js';
 import { packTexts, transferOf } from '../runtime/pool-texts.js';
-import { HASH_TASK, type HashResult, type HashTask, type WithSpare, hashTexts } from './stream-tasks.js';
-import { recycleBuffer } from '../runtime/spare-buffers.js';
+import { HASH_TASK, type HashResult, type HashTask, hashTexts } from './stream-tasks.js';
+import { type WithSpare, keepSpare } from '../runtime/spare-buffers.js';
 
 export { MAX_THREADS } from '../runtime/pool.js';
 
@@ -120,10 +120,7 @@ export async function* hashBatches(
       // dedupStream also needs each text's copy keys: the stream's own task computes both where the text is.
       if (copyKeys) {
         const task: HashTask = { texts: packTexts(batch, !readsStrings(plan)), options: hashOptions, copyKeys };
-        result = pool.run<WithSpare<HashResult>>(HASH_TASK, task, o.threads, transferOf(task.texts)).then((r) => {
-          recycleBuffer(r.spare);
-          return r.value;
-        });
+        result = pool.run<WithSpare<HashResult>>(HASH_TASK, task, o.threads, transferOf(task.texts)).then(keepSpare);
       } else result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled
     }

@@ -5,6 +5,7 @@ import type { SimHashOptions } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
+import type { WithSpare } from '../runtime/spare-buffers.js';
 import type { NearDuplicatePairs } from './join.js';
 import { contentHashes } from './exact-copies.js';
 import { dropFeaturelessPairs, textOf, verifyPairs, type VerifyOptions } from './verify-pairs.js';
@@ -76,12 +77,6 @@ export function checkPairs(texts: ReadonlyArray<string | Uint8Array>, task: Omit
     }
   }
   return keep;
-}
-
-/** What a pool task sends back beside its result: the texts' buffer, for the caller's next pack (spare-buffers.ts). */
-export interface WithSpare<T> {
-  value: T;
-  spare: ArrayBuffer;
 }
 
 offerTasks({

@@ -7,8 +7,8 @@ import { show } from '../errors.js';
 import type { WorkerPool } from '../runtime/pool.js';
 import type { NearDuplicatePairs } from './join.js';
 import { packTexts, transferOf } from '../runtime/pool-texts.js';
-import { type CheckTask, type WithSpare, checkPairs } from './stream-tasks.js';
-import { recycleBuffer } from '../runtime/spare-buffers.js';
+import { type CheckTask, checkPairs } from './stream-tasks.js';
+import { type WithSpare, keepSpare } from '../runtime/spare-buffers.js';
 import { sameText } from './exact-copies.js';
 import type { VerifyOptions } from './verify-pairs.js';
 
@@ -98,14 +98,13 @@ export async function checkCandidates(found: NearDuplicatePairs, ctx: CheckConte
     let flags: Uint8Array;
     if (ctx.pool && !here) {
       const texts_ = packTexts(texts);
-      const r = await ctx.pool.run<WithSpare<Uint8Array>>(
+      const reply = ctx.pool.run<WithSpare<Uint8Array>>(
         'check',
         { ...task, texts: texts_ },
         ctx.threads,
         transferOf(texts_),
       );
-      recycleBuffer(r.spare);
-      flags = r.value;
+      flags = keepSpare(await reply);
     } else flags = checkPairs(texts, task);
     batchPairs.forEach((p, i) => {
       keep[p] = flags[i]!;

@@ -5,7 +5,7 @@ import { checkAttached, show } from '../errors.js';
 import { align16, chunks, copyEncodedTexts, encodeStrings, encodeTexts, regions } from '../runtime/marshal.js';
 import { type WorkerPool, checkThreads, hardwareThreads, sharedPool } from '../runtime/pool.js';
 import { type PackedTexts, packTexts, transferOf, unpackTexts } from '../runtime/pool-texts.js';
-import { recycleBuffer } from '../runtime/spare-buffers.js';
+import { type WithSpare, keepSpare } from '../runtime/spare-buffers.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
@@ -447,17 +447,12 @@ export interface FingerprintTask {
   positions?: Positions;
 }
 
-/** What the task returns: the results, and the texts' buffer for the caller's next pack. */
-interface FingerprintResult extends SimHashBatch {
-  spare: ArrayBuffer;
-}
-
 offerTasks({
   [FINGERPRINT_TASK]: (task: FingerprintTask) => {
     const hasher = new Hasher(task.plan);
     const r = hasher.runPacked(task.texts) ?? hasher.runTexts(unpackTexts(task.texts), task.positions);
     const spare = task.texts.bytes.buffer as ArrayBuffer;
-    const result: FingerprintResult = { ...r, spare };
+    const result: WithSpare<SimHashBatch> = { value: r, spare };
     return { result, transfer: [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare] };
   },
 });
@@ -480,14 +475,7 @@ export async function fingerprintInWorker(
 ): Promise<SimHashBatch> {
   const task: FingerprintTask = { texts: packTexts(texts, !readsStrings(plan)), plan };
   if (positions !== undefined) task.positions = positions;
-  const { spare, ...result } = await pool.run<FingerprintResult>(
-    FINGERPRINT_TASK,
-    task,
-    threads,
-    transferOf(task.texts),
-  );
-  recycleBuffer(spare);
-  return result;
+  return keepSpare(await pool.run<WithSpare<SimHashBatch>>(FINGERPRINT_TASK, task, threads, transferOf(task.texts)));
 }
 
 function checkThreadOptions(options: unknown): number | undefined {

@@ -34,6 +34,18 @@ function arm(): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
+/** A pool task's result, with the buffer its input came in: sent back for the caller's next copy. */
+export interface WithSpare<T> {
+  value: T;
+  spare: ArrayBuffer;
+}
+
+/** The value of a task's reply; its buffer is kept for reuse. */
+export function keepSpare<T>(reply: WithSpare<T>): T {
+  recycleBuffer(reply.spare);
+  return reply.value;
+}
+
 /** Offers a buffer a worker has sent back (with its results) for reuse. */
 export function recycleBuffer(buffer: ArrayBuffer): void {
   if (buffer.byteLength === CHUNK_BUFFER_BYTES) {

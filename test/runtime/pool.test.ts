@@ -7,6 +7,7 @@ import type { SimHashOptions } from '../../src/fingerprint/options.js';
 import { setPoolWorkerUrl, sharedPool } from '../../src/runtime/pool.js';
 import { packTexts, transferOf } from '../../src/runtime/pool-texts.js';
 import type { HashResult } from '../../src/dedup/stream-tasks.js';
+import type { WithSpare } from '../../src/runtime/spare-buffers.js';
 
 function task(texts: Array<string | Uint8Array>, options: SimHashOptions = {}): FingerprintTask {
   return { texts: packTexts(texts), plan: createSimHasher(options).options };
@@ -20,19 +21,19 @@ describe('WorkerPool', () => {
     expect(pool.size).toBe(0);
     const texts = ['one two three four', new TextEncoder().encode('five six seven eight'), ''];
     const t = task(texts);
-    const one = await pool.run<HashResult>(FINGERPRINT_TASK, t, 4, transferOf(t.texts));
+    const one = await pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, t, 4, transferOf(t.texts));
     expect(pool.size).toBe(1); // one task: one worker, though four were allowed
-    expect(Array.from(one.fingerprints)).toEqual(Array.from(simhashMany(texts)));
+    expect(Array.from(one.value.fingerprints)).toEqual(Array.from(simhashMany(texts)));
     // Four tasks at once with two threads: two workers, and every result in its place.
     const batches = [0, 1, 2, 3].map((b) => [`batch ${b} alpha beta gamma`, `batch ${b} delta`]);
     const results = await Promise.all(
       batches.map((texts) => {
         const tb = task(texts);
-        return pool.run<HashResult>(FINGERPRINT_TASK, tb, 2, transferOf(tb.texts));
+        return pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, tb, 2, transferOf(tb.texts));
       }),
     );
     expect(pool.size).toBe(2);
-    results.forEach((r, b) => expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(batches[b]!))));
+    results.forEach((r, b) => expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(batches[b]!))));
   });
 
   it('rejects a failing task with its message and keeps serving', async () => {
@@ -44,8 +45,8 @@ describe('WorkerPool', () => {
     await expect(failure).rejects.toThrow(RangeError);
     await expect(failure).rejects.toThrow(/^Incorrect locale information provided$/);
     const t = task(['still works']);
-    const r = await pool.run<HashResult>(FINGERPRINT_TASK, t, 1);
-    expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
+    const r = await pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, t, 1);
+    expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
   });
 
   it('close() fails queued tasks; the pool starts fresh workers afterwards', async () => {
@@ -53,8 +54,8 @@ describe('WorkerPool', () => {
     const failed = expect(pool.run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow('worker pool closed');
     await pool.close();
     await failed;
-    const r = await pool.run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
-    expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+    const r = await pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, task(['a b c']), 1);
+    expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
   });
 
   it('setPoolWorkerUrl() names where workers load the library; a URL that does not load fails the tasks', async () => {
@@ -68,8 +69,8 @@ describe('WorkerPool', () => {
       `${other.href} does not serve simhash-wasm pool tasks`,
     );
     setPoolWorkerUrl(entry);
-    const r = await sharedPool().run<HashResult>(FINGERPRINT_TASK, task(['a b c']), 1);
-    expect(Array.from(r.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
+    const r = await sharedPool().run<WithSpare<HashResult>>(FINGERPRINT_TASK, task(['a b c']), 1);
+    expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
     expect(() => setPoolWorkerUrl(42 as never)).toThrow(TypeError);
   });
 });
