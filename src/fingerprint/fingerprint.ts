@@ -192,7 +192,7 @@ class Hasher implements SimHasher {
     }
     // At most two chunks per thread are packed (copied) at a time, so memory holds a few chunks, never the batch
     // once more per worker.
-    const runs = shrinkingChunks(sizes, total, threads);
+    const runs = shrinkingChunks(sizes, threads);
     const pool = sharedPool();
     const failures: Array<{ run: number; error: unknown }> = [];
     let next = 0;
@@ -412,25 +412,8 @@ function textsOnlyWork(inputs: readonly SimHashInput[]): Float64Array | null {
  * MIN_CHUNK_BYTES..MAX_CHUNK_BYTES): large while much is left, so few round trips, and small at the end, so the
  * workers finish together rather than one waiting on another's last large chunk.
  */
-export function shrinkingChunks(work: ArrayLike<number>, total: number, threads: number): Array<[number, number]> {
-  const runs: Array<[number, number]> = [];
-  const target = (left: number) => Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, left / (2 * threads)));
-  let left = total;
-  let limit = target(left);
-  let start = 0;
-  let bytes = 0;
-  for (let i = 0; i < work.length; i++) {
-    if (i > start && bytes + work[i]! > limit) {
-      runs.push([start, i]);
-      left -= bytes;
-      limit = target(left);
-      start = i;
-      bytes = 0;
-    }
-    bytes += work[i]!;
-  }
-  if (start < work.length) runs.push([start, work.length]);
-  return runs;
+export function shrinkingChunks(work: ArrayLike<number>, threads: number): Array<[number, number]> {
+  return chunks(work, (left) => Math.min(MAX_CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, left / (2 * threads))));
 }
 
 /** Where a batch's texts stand in the caller's batch: each one's position, or the first of consecutive ones. */

@@ -190,14 +190,27 @@ export function flattenFeatures(docs: readonly FeatureList[]): {
   return { strings, docOffsets, weighted };
 }
 
-/** Splits positions 0..sizes.length-1 into consecutive runs of at most `limit` bytes (a larger item goes alone). */
-export function chunks(sizes: readonly number[], limit: number): Array<[start: number, end: number]> {
+/**
+ * Splits positions 0..sizes.length-1 into consecutive runs of at most `limit` bytes (a larger item goes alone).
+ * `limit` may be a function of the bytes not yet in a run (`left`, starting from their sum): asked again after
+ * each run, it lets runs shrink as the end nears.
+ */
+export function chunks(
+  sizes: ArrayLike<number>,
+  limit: number | ((left: number) => number),
+): Array<[start: number, end: number]> {
+  const limitFor = typeof limit === 'number' ? () => limit : limit;
+  let left = 0;
+  if (typeof limit !== 'number') for (let i = 0; i < sizes.length; i++) left += sizes[i]!;
+  let max = limitFor(left);
   const runs: Array<[number, number]> = [];
   let start = 0;
   let bytes = 0;
   for (let i = 0; i < sizes.length; i++) {
-    if (i > start && bytes + sizes[i]! > limit) {
+    if (i > start && bytes + sizes[i]! > max) {
       runs.push([start, i]);
+      left -= bytes;
+      max = limitFor(left);
       start = i;
       bytes = 0;
     }

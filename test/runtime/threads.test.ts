@@ -135,7 +135,7 @@ describe('simhashManyAsync', () => {
         fc.integer({ min: 2, max: 8 }),
         (work, threads) => {
           const total = work.reduce((a, b) => a + b, 0);
-          const runs = shrinkingChunks(Float64Array.from(work), total, threads);
+          const runs = shrinkingChunks(Float64Array.from(work), threads);
           let next = 0;
           let left = total;
           for (const [start, end] of runs) {
@@ -155,7 +155,7 @@ describe('simhashManyAsync', () => {
       { seed: 0x5c, numRuns: 200 },
     );
     // 32 MiB of equal texts on 2 threads: full chunks first, then ever smaller ones down to the minimum.
-    const runs = shrinkingChunks(new Float64Array(32 << 10).fill(1024), 32 << 20, 2);
+    const runs = shrinkingChunks(new Float64Array(32 << 10).fill(1024), 2);
     const sizes = runs.map(([a, b]) => (b - a) * 1024);
     expect(sizes[0]).toBe(max);
     expect(sizes.at(-1)).toBeLessThanOrEqual(min);
