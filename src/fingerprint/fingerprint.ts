@@ -103,6 +103,13 @@ function textBytes(text: string | Uint8Array, position: () => string): number {
   return bytes;
 }
 
+/** A text given as bytes: attached, and no larger than one document may be. */
+function checkView(view: Uint8Array, position: () => string): void {
+  // A view reads as empty once its buffer is detached: only then is there anything to check (or name).
+  if (view.byteLength === 0) checkAttached(view, position());
+  if (view.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(position(), view.byteLength, 'bytes');
+}
+
 function tooLarge(position: string, bytes: number, what: string): RangeError {
   return new RangeError(
     `${position} has ${bytes} ${what}; one document may have at most ${MAX_DOCUMENT_BYTES} (1 GiB), so that it and ` +
@@ -279,11 +286,7 @@ class Hasher implements SimHasher {
       const input = inputs[i];
       if (typeof input === 'string' || input instanceof Uint8Array) {
         let text: string | Uint8Array = input;
-        if (typeof text !== 'string') {
-          // A view reads as empty once its buffer is detached: only then is there anything to check (or name).
-          if (text.byteLength === 0) checkAttached(text, position(i));
-          if (text.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(position(i), text.byteLength, 'bytes');
-        }
+        if (typeof text !== 'string') checkView(text, () => position(i));
         if (asString && typeof text !== 'string') text = decoder.decode(text);
         if (!rawTexts && plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
         if (!rawTexts && plan.mode < 0) {
@@ -397,11 +400,8 @@ function textsOnlyWork(inputs: readonly SimHashInput[]): Float64Array | null {
     const t = inputs[i];
     if (typeof t === 'string') {
       if (t.length * 3 > MAX_DOCUMENT_BYTES) textBytes(t, () => `document ${i}`);
-    } else if (t instanceof Uint8Array) {
-      // A view reads as empty once its buffer is detached: only then is there anything to check.
-      if (t.byteLength === 0) checkAttached(t, `document ${i}`);
-      if (t.byteLength > MAX_DOCUMENT_BYTES) throw tooLarge(`document ${i}`, t.byteLength, 'bytes');
-    } else return null;
+    } else if (t instanceof Uint8Array) checkView(t, () => `document ${i}`);
+    else return null;
     work[i] = workOf(t);
   }
   return work;
