@@ -598,8 +598,13 @@ function single(a: usize, i: i32, b: usize, j0: i32, j1: i32, k: i32, wide: bool
  * state[0] (tile start j0) and state[1] (query i0) and stops, saving both, when fewer than STEP_PAIRS slots
  * are left of `cap`; state[0] >= nb means done. Returns the number of pairs written. Within one query, pairs
  * come out in ascending j (tiles ascend); queries interleave, the caller orders them.
+ *
+ * A banded self-join passes `firsts` (u32 per tile of TILE candidates; 0 for none): tile t is compared only with
+ * queries from firsts[t] on, non-decreasing in t. dedup sorts its fingerprints by shingle-set size and a pair whose
+ * sizes differ too much cannot reach the Jaccard threshold, so the queries far below a tile are skipped; the pairs
+ * of the queries it still takes are all emitted (the caller drops those out of its band).
  */
-export function hammingJoin(a: usize, na: i32, b: usize, nb: i32, k: i32, wide: bool, isSelf: bool, state: usize, outA: usize, outB: usize, outD: usize, cap: i32): i32 {
+export function hammingJoin(a: usize, na: i32, b: usize, nb: i32, k: i32, wide: bool, isSelf: bool, state: usize, outA: usize, outB: usize, outD: usize, cap: i32, firsts: usize): i32 {
   let group = wide ? GROUP128 : GROUP64;
   let j0 = load<i32>(state);
   let i0 = load<i32>(state, 4);
@@ -626,11 +631,16 @@ export function hammingJoin(a: usize, na: i32, b: usize, nb: i32, k: i32, wide: 
       i0 += g;
     }
     j0 = j1;
-    i0 = 0;
+    i0 = firsts != 0 && j0 < nb ? <i32>load<u32>(firsts + (<usize>(j0 / TILE) << 2)) : 0;
   }
   store<i32>(state, j0);
   store<i32>(state, 0, 4);
   return c;
+}
+
+/** Candidates per tile of `hammingJoin`, the unit of its `firsts`. */
+export function hammingJoinTile(): i32 {
+  return TILE;
 }
 
 /** The room `hammingJoin` needs for one step; callers pass a larger cap. */

@@ -9,9 +9,9 @@ export { pythonTexts, pythonFeatures, md5Digests } from './presets/python';
 export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from './join';
 export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge } from './fingerprint-index';
 export { xxh64Begin, xxh64Stripes, xxh64End } from './xxh64';
-export { buildShingleSets, testShingleSets, documentWords } from './verify-pairs';
+export { buildShingleSets, testShingleSets, histogramBytes, documentWords } from './verify-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
-export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';
+export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingJoinTile, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';
 
 // Layouts shared with the TypeScript side, exported as globals so a test can check the compiled module's copy
 // against the TypeScript one (test/runtime/layout.test.ts).

@@ -5,7 +5,9 @@
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
+import { joinInBand, sizeBand } from './size-band.js';
 import {
+  type PrebuiltSets,
   type VerifyOptions,
   checkVerifyOptions,
   fingerprintWithSets,
@@ -132,12 +134,46 @@ export function findNearDuplicates(
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
   if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
     return findInThreads(fps, plan, n, threads);
-  // Comparing all pairs: the tiled self-join of hamming.ts, the same pairs in the same order, faster than a walk.
-  const pairs =
-    plan.tables.length === 1 && plan.tables[0]!.length === 0 && n >= 2
-      ? selfPairsWithinDistance(fps, k, { bits })
-      : findWithPlan(fps, plan);
+  const pairs = joinOnThisThread(fps, plan, n, k, bits);
   return threads > 1 ? Promise.resolve(pairs) : pairs;
+}
+
+/** Whether the plan compares every pair (one table without blocks). */
+function comparesAllPairs(plan: JoinPlan): boolean {
+  return plan.tables.length === 1 && plan.tables[0]!.length === 0;
+}
+
+function joinOnThisThread(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  n: number,
+  k: number,
+  bits: 64 | 128,
+): NearDuplicatePairs {
+  // Comparing all pairs: the tiled self-join of hamming.ts, the same pairs in the same order, faster than a walk.
+  return comparesAllPairs(plan) && n >= 2 ? selfPairsWithinDistance(fps, k, { bits }) : findWithPlan(fps, plan);
+}
+
+/**
+ * dedup's join of the distinct fingerprints. When the plan compares all pairs and the fused pass gave every set's
+ * size, only the pairs whose sizes could reach the verifier's threshold are compared (size-band.ts): the pairs
+ * left out would all be rejected, so the verified pairs are the same.
+ */
+function distinctPairs(
+  groups: Collapsed,
+  k: number,
+  bits: 64 | 128,
+  verify: Required<VerifyOptions> | false,
+  prebuilt: PrebuiltSets | null,
+): NearDuplicatePairs {
+  const fps = groups.distinctFps;
+  const n = fps.length / (bits / 64);
+  const plan = planJoinFor(fps, n, k, bits);
+  if (verify && prebuilt && comparesAllPairs(plan) && n >= 2) {
+    const band = sizeBand(groups, prebuilt.setOf, prebuilt.setSizes, verify.threshold);
+    if (band) return joinInBand(groups, band, k, bits);
+  }
+  return joinOnThisThread(fps, plan, n, k, bits);
 }
 
 /**
@@ -394,7 +430,11 @@ export interface DedupResult {
   clusterOf: Uint32Array;
   /** Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances: see DedupOptions.pairs. */
   pairs: NearDuplicatePairs;
-  /** Candidate pairs of distinct texts within k that were checked (exact copies are grouped without a check). */
+  /**
+   * Candidate pairs of distinct texts within k that were checked (exact copies are grouped without a check). Under
+   * verification dedup() does not check pairs whose shingle-set sizes alone rule out the threshold (when its one
+   * pass gives the sizes); dedupStream checks them, so its count may be higher for the same pairs.
+   */
   candidates: number;
   clusterCount: number;
   /** The k and verification used (defaults filled in). */
@@ -513,7 +553,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
   if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
-  const found = findNearDuplicates(groups.distinctFps, { k, bits });
+  const found = distinctPairs(groups, k, bits, verify, fused?.prebuilt ?? null);
   const candidates = candidatePairs(groups, found);
   const t2 = performance.now();
   // Connected clusters explained: a pair between documents already connected is neither needed nor tested.

@@ -38,7 +38,10 @@ interface VerifyKernels {
     flags: number,
     forest: number,
     setOf: number,
+    hist: number,
+    nSets: number,
   ): void;
+  histogramBytes(starts: number, nSets: number): number;
 }
 
 function verifyKernels(rt: Runtime): VerifyKernels {
@@ -108,6 +111,8 @@ interface VerifyRegions {
   sets: Region;
   pairs: Region;
   forest: Region;
+  /** The kernel's per-set histograms of one call (its upper bound on common shingles). */
+  histograms: Region;
   /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
   setsOwner: object | null;
 }
@@ -115,7 +120,13 @@ const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
 function verifyRegions(heap: Heap): VerifyRegions {
   let r = regionsByHeap.get(heap);
   if (!r) {
-    r = { sets: new Region(heap), pairs: new Region(heap), forest: new Region(heap), setsOwner: null };
+    r = {
+      sets: new Region(heap),
+      pairs: new Region(heap),
+      forest: new Region(heap),
+      histograms: new Region(heap),
+      setsOwner: null,
+    };
     regionsByHeap.set(heap, r);
   }
   return r;
@@ -197,6 +208,8 @@ function covers(setOf: Int32Array, docs: Uint32Array): boolean {
 interface BuiltSets {
   sets: number;
   starts: number;
+  /** How many sets: starts holds count + 1 offsets. */
+  count: number;
 }
 
 /** Sets built as for buildSets, and where the fingerprints of the same pass lie (with `bits`; else 0). */
@@ -273,7 +286,7 @@ function buildPass(
       sets = region.reserve(capacity * 8, used * 8);
     }
   }
-  return { sets, starts, out, counts };
+  return { sets, starts, count, out, counts };
 }
 
 /** The shingle sets of `docs` (one window), built in WebAssembly memory. */
@@ -297,7 +310,7 @@ function testPrebuilt(
   rt: Runtime,
   texts: readonly (string | Uint8Array)[],
   setOf: Int32Array,
-  { sets, starts }: BuiltSets,
+  built: BuiltSets,
   a: Uint32Array,
   b: Uint32Array,
   options: Required<VerifyOptions>,
@@ -305,7 +318,9 @@ function testPrebuilt(
   forest: Uint32Array | null,
 ): void {
   const { heap } = rt;
+  const { sets, starts } = built;
   const n = a.length;
+  const hist = histogramsFor(rt, built);
   const pairBytes = align16(n * 4);
   const docBytes = align16(setOf.length * 4);
   const qa = verifyRegions(heap).pairs.reserve(2 * pairBytes + align16(n) + docBytes + (forest ? docBytes : 0));
@@ -318,7 +333,19 @@ function testPrebuilt(
   u32.set(b, qb >>> 2);
   u32.set(new Uint32Array(setOf.buffer, setOf.byteOffset, setOf.length), map >>> 2);
   if (forest) u32.set(forest, forestCopy >>> 2);
-  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, forestCopy, map);
+  verifyKernels(rt).testShingleSets(
+    sets,
+    starts,
+    qa,
+    qb,
+    n,
+    options.threshold,
+    out,
+    forestCopy,
+    map,
+    hist,
+    built.count,
+  );
   const result = heap.u8.subarray(out, out + n);
   for (let p = 0; p < n; p++) {
     if (result[p] !== 0) flags[p] = finalFlag(result[p]!, texts, a[p]!, b[p]!, forest);
@@ -342,12 +369,22 @@ function finalFlag(
   return flag === 1 && forest && !forestJoin(forest, i, j) ? 0 : flag;
 }
 
+/**
+ * The kernel's scratch for the sets' histograms (assembly/verify-pairs.ts: an upper bound on a pair's common
+ * shingles that rejects most pairs without a merge), or 0 where it has none (the scalar build, only small sets).
+ * About 256 bytes per set of 32 shingles or more: at most what those sets take themselves.
+ */
+function histogramsFor(rt: Runtime, { starts, count }: BuiltSets): number {
+  const bytes = verifyKernels(rt).histogramBytes(starts, count);
+  return bytes === 0 ? 0 : verifyRegions(rt.heap).histograms.reserve(bytes);
+}
+
 /** Tests the `pending` pairs on built sets; `local[d]` is document d's set in them. */
 function testWindow(
   rt: Runtime,
   texts: readonly (string | Uint8Array)[],
   local: Int32Array,
-  { sets, starts }: BuiltSets,
+  built: BuiltSets,
   pending: readonly number[],
   a: Uint32Array,
   b: Uint32Array,
@@ -357,7 +394,9 @@ function testWindow(
   rootFirst: Int32Array | null,
 ): void {
   const { heap } = rt;
+  const { sets, starts } = built;
   const n = pending.length;
+  const hist = histogramsFor(rt, built);
   const pairBytes = align16(n * 4);
   const qa = verifyRegions(heap).pairs.reserve(2 * pairBytes + align16(n));
   const qb = qa + pairBytes;
@@ -396,7 +435,7 @@ function testWindow(
     }
     for (const r of roots) rootFirst[r] = -1; // O(window) again, not O(corpus)
   }
-  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, localForest, 0);
+  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, localForest, 0, hist, built.count);
   const result = heap.u8;
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
@@ -410,6 +449,8 @@ function testWindow(
  */
 export interface PrebuiltSets {
   setOf: Int32Array;
+  /** Each set's size (distinct shingles), by set: document d's is setSizes[setOf[d]]. */
+  setSizes: Uint32Array;
   /** Where the sets lie now (the starts are copied back in: their scratch region may have been reused). */
   built: () => BuiltSets;
 }
@@ -464,9 +505,11 @@ export function fingerprintWithSets(
       throw new Error('these shingle sets were overwritten by a later verification');
     const at = regions(rt).work.reserve(savedStarts.byteLength);
     rt.heap.u32.set(savedStarts, at >>> 2);
-    return { sets, starts: at };
+    return { sets, starts: at, count };
   };
-  return { fingerprints, featureCounts, prebuilt: { setOf, built } };
+  const setSizes = new Uint32Array(count);
+  for (let i = 0; i < count; i++) setSizes[i] = savedStarts[i + 1]! - savedStarts[i]!;
+  return { fingerprints, featureCounts, prebuilt: { setOf, setSizes, built } };
 }
 
 /**

@@ -73,8 +73,10 @@ export interface HammingKernels {
     outB: number,
     outD: number,
     cap: number,
+    firsts: number,
   ): number;
   hammingJoinStepPairs(): number;
+  hammingJoinTile(): number;
   hammingSetBlocked(blocked: number): number;
 }
 
@@ -511,20 +513,37 @@ function place(heap: Heap, src: Source): { ptr: number; done: () => void } {
   return { ptr, done: () => heap.release(ptr) };
 }
 
-function join(queries: Source, candidates: Source | null, maxDistance: number): HammingPairs {
+/**
+ * The first query of each of the kernel's tiles of `tile` candidates in a band (see selfPairsInBand): the lowest i
+ * with ends[i] above the tile's first candidate. ends is non-decreasing, so one pointer walks it.
+ */
+function tileFirsts(ends: Uint32Array, tile: number): Uint32Array {
+  const firsts = new Uint32Array(Math.ceil(ends.length / tile));
+  let i = 0;
+  for (let t = 0; t < firsts.length; t++) {
+    while (i < ends.length && ends[i]! <= t * tile) i++;
+    firsts[t] = i;
+  }
+  return firsts;
+}
+
+function join(queries: Source, candidates: Source | null, maxDistance: number, ends?: Uint32Array): HammingPairs {
   const { rt, k, regions } = runtime();
   const heap = rt.heap;
   const isSelf = candidates === null;
   const other = candidates ?? queries;
+  const firsts = ends ? tileFirsts(ends, k.hammingJoinTile()) : null;
   const a = place(heap, queries);
   let b: { ptr: number; done: () => void } | undefined;
   try {
     b = isSelf ? a : place(heap, other);
     const cap = Math.max(JOIN_CAP, 2 * k.hammingJoinStepPairs());
-    const statePtr = regions.out.reserve(cap * 9 + 16);
+    const statePtr = regions.out.reserve(cap * 9 + 16 + (firsts ? firsts.byteLength : 0));
     const outA = statePtr + 16;
     const outB = outA + cap * 4;
     const outD = outB + cap * 4;
+    const firstsPtr = firsts ? align4(outD + cap) : 0;
+    if (firsts) heap.u32.set(firsts, firstsPtr >>> 2);
     heap.u32[statePtr >>> 2] = 0;
     heap.u32[(statePtr >>> 2) + 1] = 0;
     let pairsA = new Uint32Array(1 << 14);
@@ -546,6 +565,7 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
         outB,
         outD,
         cap,
+        firstsPtr,
       );
       if (length + n > pairsA.length) {
         const size = Math.max(length + n, pairsA.length * 2);
@@ -563,6 +583,12 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
       pairsD.set(heap.u8.subarray(outD, outD + n), length);
       length += n;
     }
+    if (ends) {
+      // A tile takes whole query groups, so a few pairs beyond the band come back: dropped here. The caller
+      // orders the pairs itself (it renumbers them first).
+      length = keepInBand(pairsA, pairsB, pairsD, length, ends);
+      return { a: pairsA.subarray(0, length), b: pairsB.subarray(0, length), distance: pairsD.subarray(0, length) };
+    }
     // Sorted into fresh arrays from the buffers as they are; already in order (one query group), only trimmed.
     const grown = {
       a: pairsA.subarray(0, length),
@@ -575,6 +601,32 @@ function join(queries: Source, candidates: Source | null, maxDistance: number): 
     if (b !== undefined && b !== a) b.done();
     a.done();
   }
+}
+
+/** Compacts the first `length` pairs to those with b < ends[a]; returns how many are left. */
+function keepInBand(a: Uint32Array, b: Uint32Array, d: Uint8Array, length: number, ends: Uint32Array): number {
+  let kept = 0;
+  for (let p = 0; p < length; p++) {
+    if (b[p]! >= ends[a[p]!]!) continue;
+    a[kept] = a[p]!;
+    b[kept] = b[p]!;
+    d[kept++] = d[p]!;
+  }
+  return kept;
+}
+
+const align4 = (x: number): number => (x + 3) & ~3;
+
+/**
+ * @internal Every pair (i, j) with i < j < ends[i] of fingerprints within distance k, in no particular order: the
+ * self-join restricted to a band. `ends` (one per fingerprint, non-decreasing, each at most their number) is
+ * trusted: dedup builds it from shingle-set sizes (fingerprints sorted by size; a pair whose sizes differ too much
+ * cannot reach the Jaccard threshold), and the kernel skips the queries below each tile's band.
+ */
+export function selfPairsInBand(fps: BigUint64Array, k: number, bits: HammingBits, ends: Uint32Array): HammingPairs {
+  const src = source(fps, { bits });
+  if (ends.length !== src.count) throw new RangeError(`ends has ${ends.length} entries for ${src.count} fingerprints`);
+  return join(src, null, checkK(k, src.bits), ends);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

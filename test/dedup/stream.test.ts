@@ -65,7 +65,10 @@ function rereadOf(texts: ReadonlyArray<string | Uint8Array>, asked?: number[][])
 function sameResult(got: Awaited<ReturnType<typeof dedupStream>>, want: ReturnType<typeof dedup>, label: string): void {
   expect(Array.from(got.fingerprints), label).toEqual(Array.from(want.fingerprints));
   expect(Array.from(got.featureCounts), label).toEqual(Array.from(want.featureCounts));
-  expect(got.candidates, label).toBe(want.candidates);
+  // dedup() leaves out of its join the pairs whose shingle-set sizes rule them out (size-band.ts): it knows the
+  // sizes from its one pass, the stream does not, so the stream checks more candidates for the same pairs.
+  if (want.verify === false) expect(got.candidates, label).toBe(want.candidates);
+  else expect(got.candidates, label).toBeGreaterThanOrEqual(want.candidates);
   expect(Array.from(got.pairs.a), label).toEqual(Array.from(want.pairs.a));
   expect(Array.from(got.pairs.b), label).toEqual(Array.from(want.pairs.b));
   expect(Array.from(got.pairs.distance), label).toEqual(Array.from(want.pairs.distance));

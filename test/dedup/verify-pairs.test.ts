@@ -122,6 +122,40 @@ describe('verification in WebAssembly against the plain reference', () => {
     );
   });
 
+  it('sets past the histogram bound (32+, 256+ shingles, saturated buckets): the reference flags, boundaries too', () => {
+    // The kernel rejects a pair when its sets' 256-bucket histograms bound the common shingles below the threshold's
+    // need (SIMD build; sets of 32 shingles or more; none from a set with a bucket past 255). Distinct random words:
+    // a base, variants with a share of words replaced, and word prefixes (J = (m - 2) / (n - 2) exactly).
+    const next = rng(0x415);
+    const word = () => `w${Math.floor(next() * 1e9).toString(36)}`;
+    const texts: string[] = [];
+    for (const n of [34, 40, 120, 302, 600, 100_000]) {
+      const words = Array.from({ length: n }, word);
+      texts.push(words.join(' '));
+      for (const share of [0.01, 0.1, 0.2, 0.3]) texts.push(words.map((w) => (next() < share ? word() : w)).join(' '));
+      // Prefixes at J = 0.6 exactly (for n - 2 a multiple of 5), just above and just below.
+      for (const m of [Math.round(0.6 * (n - 2)) + 2, Math.round(0.6 * (n - 2)) + 3, Math.round(0.6 * (n - 2)) + 1])
+        texts.push(words.slice(0, m).join(' '));
+    }
+    const { a, b } = allPairs(texts.length);
+    for (const t of [0.5, 0.6, 0.75, 0.85]) {
+      const flags = jaccardFlags(texts, a, b, { threshold: t, width: 3 });
+      let kept = 0;
+      for (let p = 0; p < a.length; p++) {
+        const want = refKeep(texts[a[p]!]!, texts[b[p]!]!, 3, t) ? 1 : 0;
+        expect(flags[p], `t ${t}: documents ${a[p]} and ${b[p]}`).toBe(want);
+        kept += want;
+      }
+      expect(kept).toBeGreaterThan(10);
+    }
+    // The exact boundary on large sets: 180 of 300 shingles (n = 302, m = 182).
+    const [common, union] = refCounts(texts[24]!, texts[29]!); // 8 texts per n: n = 302 is the fourth
+    expect([common, union]).toEqual([180, 300]);
+    const one = { a: Uint32Array.of(24), b: Uint32Array.of(29) };
+    expect(jaccardFlags(texts, one.a, one.b, { threshold: 0.6, width: 3 })[0]).toBe(1);
+    expect(jaccardFlags(texts, one.a, one.b, { threshold: 0.6 + 2 * Number.EPSILON, width: 3 })[0]).toBe(0);
+  });
+
   it('empty and wordless documents: no shingles; kept only with a trimmed-identical wordless text', () => {
     const texts = ['', '©', ' © ', '%s', '???', '', 'word', new TextEncoder().encode(' © '), new Uint8Array([0xff])];
     const { a, b } = allPairs(texts.length);

@@ -16,7 +16,7 @@ import {
   type HammingBits,
 } from '../../src/index.js';
 import { wasm } from '../../src/runtime/wasm.js';
-import { sortByA } from '../../src/hamming/hamming.js';
+import { selfPairsInBand, sortByA } from '../../src/hamming/hamming.js';
 import { rng } from '../reference.js';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -139,6 +139,12 @@ function refPairs(
 }
 
 const plain = <T extends ArrayLike<number>>(x: T): number[] => Array.from(x);
+
+/** Pairs in (a, b) order as plain arrays, by a plain sort. */
+function sortPairsByAB(p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }) {
+  const order = Array.from(p.a, (_, i) => i).sort((x, y) => p.a[x]! - p.a[y]! || p.b[x]! - p.b[y]!);
+  return { a: order.map((i) => p.a[i]!), b: order.map((i) => p.b[i]!), distance: order.map((i) => p.distance[i]!) };
+}
 
 /** Index of the first difference (or the shorter length), -1 when equal: quicker than toEqual on big arrays. */
 function firstDifference(got: ArrayLike<number>, want: ArrayLike<number>): number {
@@ -388,6 +394,50 @@ describe('many against many, vs the TypeScript reference', () => {
           set.free();
         }
       }
+    });
+
+    it(`${bits}-bit self-join in a band (dedup's size band): the reference's pairs with j < ends[i]`, () => {
+      const rand = prng(bits + 29);
+      // Lengths around the 1024-candidate tile, bands from one neighbour to everything; at k = bits, 600
+      // fingerprints give more pairs than one output buffer holds.
+      for (const [length, widths] of [
+        [0, [1]],
+        [1, [1]],
+        [9, [1, 7]],
+        [600, [600]],
+        [1023, [1, 300]],
+        [1025, [7, 1025]],
+        [2100, [1, 300, 1500]],
+        [3100, [7, 1500, 3100]],
+      ] as const) {
+        for (const width of widths) {
+          const near = 3 + (rand() % 4);
+          const k = length === 600 ? bits : near;
+          const fps = clusteredArray(rand, length, bits, near);
+          // Non-decreasing ends, each row reaching about `width` ahead, jittered (at most length).
+          const ends = new Uint32Array(length);
+          let reach = 0;
+          for (let i = 0; i < length; i++) {
+            reach = Math.min(length, Math.max(reach, i + 1 + (rand() % (2 * width + 1))));
+            ends[i] = reach;
+          }
+          const all = refPairs(fps, null, k, bits);
+          const want = { a: [] as number[], b: [] as number[], distance: [] as number[] };
+          all.a.forEach((i, p) => {
+            if (all.b[p]! >= ends[i]!) return;
+            want.a.push(i);
+            want.b.push(all.b[p]!);
+            want.distance.push(all.distance[p]!);
+          });
+          const got = sortPairsByAB(selfPairsInBand(fps, k, bits, ends));
+          const label = `length ${length}, width ${width}, k ${k}: ${want.a.length} pairs`;
+          expect(got.a.length, label).toBe(want.a.length);
+          expect(firstDifference(got.a, want.a), label).toBe(-1);
+          expect(firstDifference(got.b, want.b), label).toBe(-1);
+          expect(firstDifference(got.distance, want.distance), label).toBe(-1);
+        }
+      }
+      expect(() => selfPairsInBand(new BigUint64Array(4), 3, 64, new Uint32Array(3))).toThrow(/ends has 3 entries/);
     });
 
     it(`${bits}-bit joins with more pairs than one output buffer (k = bits)`, () => {
