@@ -3,7 +3,8 @@
 // threshold allows is rejected by the verifier without a look at its sets. The distinct fingerprints are sorted by
 // set size and each is compared only with those of sizes it could pass with: a band along the diagonal of the
 // self-join. On the bench's 25 MB of license texts (sizes 29 to 1,580 shingles, threshold 0.6) the band holds
-// 49 % of all pairs.
+// 49 % of all pairs, on 210 MB of real text (bench/real-corpus.ts) 36 %. Groups of identical fingerprints whose
+// members' sizes spread widely stay out of the band and are compared with all (SizeBand.spread).
 //
 //   sorted by size →   the self-join compares the pairs above the diagonal, the band only those inside it:
 //   s0 ≤ s1 ≤ … ≤ sn   row p ends at the first size s_r with s_p / s_r < threshold (ends grow with p)
@@ -16,30 +17,42 @@
 //        └───────────────┘
 import type { Collapsed } from './dedup-groups.js';
 import { halvesOf, sortPairs } from './dedup-groups.js';
-import { selfPairsInBand, sortByA } from '../hamming/hamming.js';
+import { pairsWithinDistance, selfPairsInBand, sortByA } from '../hamming/hamming.js';
 import type { NearDuplicatePairs } from './join.js';
 
 export interface SizeBand {
-  /** The groups of identical fingerprints (Collapsed.fpGroups), ordered by their smallest set size. */
+  /** The groups of identical fingerprints (Collapsed.fpGroups) in the band, ordered by their smallest set size. */
   order: Uint32Array;
   /** Position p (in `order`) pairs only with positions p < r < ends[p]; non-decreasing. */
   ends: Uint32Array;
-  /** Pairs inside the band: Σ ends[p] − p − 1. */
+  /**
+   * The groups whose members' sizes spread by more than SPREAD: each is compared with every group instead. A
+   * group's row in the band ends where its largest size allows, and the ends must not decrease, so one such group
+   * would stretch every row after it (on 210 MB of real text, 21 of 38,143 groups took the band from 36 % of all
+   * pairs to 90 %).
+   */
+  spread: Uint32Array;
+  /** Pairs compared: those inside the band, and each spread group's with all groups. */
   pairs: number;
 }
 
+/** The most a band group's largest set size may exceed its smallest, as a factor. */
+const SPREAD = 1.1;
+
 /**
  * The band of the distinct fingerprints: document d's shingle-set size is setSizes[setOf[d]], and a document
- * without a set (setOf[d] < 0) means no band (null). A group of several documents with one fingerprint spans their sizes, and two groups stay
- * paired when any two of their members could pass. Pairs of empty sets stay in (the verifier decides those by
- * their trimmed texts); an empty set against a non-empty one never passes.
+ * without a set (setOf[d] < 0) means no band (null). A group of several documents with one fingerprint spans
+ * their sizes, and two groups stay paired when any two of their members could pass. Pairs of empty sets stay in
+ * (the verifier decides those by their trimmed texts); an empty set against a non-empty one never passes.
  */
 export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array, threshold: number): SizeBand | null {
   const { start, members } = c.fpGroups;
   const { joined } = c;
   const groups = start.length - 1;
-  const lo = new Uint32Array(groups);
-  const hi = new Uint32Array(groups);
+  const lo: number[] = [];
+  const hi: number[] = [];
+  const inBand: number[] = [];
+  const spread: number[] = [];
   for (let g = 0; g < groups; g++) {
     let min = 0xffffffff;
     let max = 0;
@@ -50,23 +63,30 @@ export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array,
       if (size < min) min = size;
       if (size > max) max = size;
     }
-    lo[g] = min;
-    hi[g] = max;
+    if (max > min * SPREAD) spread.push(g);
+    else {
+      inBand.push(g);
+      lo.push(min);
+      hi.push(max);
+    }
   }
-  const iota = new Uint32Array(groups);
-  for (let g = 0; g < groups; g++) iota[g] = g;
-  // A stable sort of the groups by their smallest size, carrying the group numbers.
-  const { a: sortedLo, b: order } = sortByA(lo, iota, new Uint8Array(groups));
-  const ends = new Uint32Array(groups);
-  let pairs = 0;
+  const n = inBand.length;
+  // A stable sort of the band's groups by their smallest size, carrying their positions in inBand.
+  const iota = new Uint32Array(n);
+  for (let q = 0; q < n; q++) iota[q] = q;
+  const { a: sortedLo, b: byLo } = sortByA(Uint32Array.from(lo), iota, new Uint8Array(n));
+  const order = new Uint32Array(n);
+  const ends = new Uint32Array(n);
+  let pairs = spread.length * (groups - 1) - (spread.length * (spread.length - 1)) / 2;
   let reach = 0;
-  for (let p = 0; p < groups; p++) {
-    const h = hi[order[p]!]!;
+  for (let p = 0; p < n; p++) {
+    order[p] = inBand[byLo[p]!]!;
+    const h = hi[byLo[p]!]!;
     // Position r > p may pass with p while its smallest size is within p's largest, or h / size ≥ threshold (a
     // correctly rounded division, as the verifier's: its accepted ratio |A ∩ B| / |A ∪ B| is never above h / size).
     // Both fail from some r on, since the sizes ascend: the first such r, by bisection.
     let low = p + 1;
-    let high = groups;
+    let high = n;
     while (low < high) {
       const mid = (low + high) >>> 1;
       const size = sortedLo[mid]!;
@@ -77,29 +97,62 @@ export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array,
     ends[p] = reach;
     pairs += reach - p - 1;
   }
-  return { order, ends, pairs };
+  return { order, ends, spread: Uint32Array.from(spread), pairs };
+}
+
+/** The fingerprints of `groups` (c.distinctFps by group number), in that order. */
+function fingerprintsOf(c: Collapsed, groups: Uint32Array, words: number): BigUint64Array {
+  const half = 2 * words;
+  const out = new BigUint64Array(groups.length * words);
+  const to32 = halvesOf(out);
+  const from32 = halvesOf(c.distinctFps);
+  for (let p = 0; p < groups.length; p++)
+    for (let h = 0; h < half; h++) to32[p * half + h] = from32[groups[p]! * half + h]!;
+  return out;
 }
 
 /**
- * The pairs within k of the distinct fingerprints (c.distinctFps, by group number) inside the band, ordered by
- * (a, b) as findNearDuplicates orders the pairs of the whole self-join.
+ * The pairs within k of the distinct fingerprints (c.distinctFps, by group number) inside the band, and those of
+ * the spread groups with all, ordered by (a, b) as findNearDuplicates orders the pairs of the whole self-join.
  */
 export function joinInBand(c: Collapsed, band: SizeBand, k: number, bits: 64 | 128): NearDuplicatePairs {
   const words = bits / 64;
-  const half = 2 * words;
-  const { order } = band;
-  const sorted = new BigUint64Array(order.length * words);
-  const to32 = halvesOf(sorted);
-  const from32 = halvesOf(c.distinctFps);
-  for (let p = 0; p < order.length; p++)
-    for (let h = 0; h < half; h++) to32[p * half + h] = from32[order[p]! * half + h]!;
-  const found = selfPairsInBand(sorted, k, bits, band.ends);
-  const { a, b } = found;
-  for (let p = 0; p < a.length; p++) {
-    const x = order[a[p]!]!;
-    const y = order[b[p]!]!;
-    a[p] = Math.min(x, y);
-    b[p] = Math.max(x, y);
+  const { order, spread } = band;
+  const groups = c.fpGroups.start.length - 1;
+  const found = selfPairsInBand(fingerprintsOf(c, order, words), k, bits, band.ends);
+  const a: number[] = [];
+  const b: number[] = [];
+  const d: number[] = [];
+  if (spread.length > 0) {
+    const isSpread = new Uint8Array(groups);
+    for (const g of spread) isSpread[g] = 1;
+    const cross = pairsWithinDistance(fingerprintsOf(c, spread, words), c.distinctFps, k, { bits });
+    for (let p = 0; p < cross.a.length; p++) {
+      const g = spread[cross.a[p]!]!;
+      const h = cross.b[p]!;
+      // Itself, or a spread group's pair found from the other side too: once, from the lower.
+      if (h === g || (isSpread[h] === 1 && h < g)) continue;
+      a.push(Math.min(g, h));
+      b.push(Math.max(g, h));
+      d.push(cross.distance[p]!);
+    }
   }
-  return sortPairs(order.length, found);
+  for (let p = 0; p < found.a.length; p++) {
+    const x = order[found.a[p]!]!;
+    const y = order[found.b[p]!]!;
+    found.a[p] = Math.min(x, y);
+    found.b[p] = Math.max(x, y);
+  }
+  let out = found;
+  if (a.length > 0) {
+    const total = found.a.length + a.length;
+    out = { a: new Uint32Array(total), b: new Uint32Array(total), distance: new Uint8Array(total) };
+    out.a.set(found.a);
+    out.b.set(found.b);
+    out.distance.set(found.distance);
+    out.a.set(a, found.a.length);
+    out.b.set(b, found.a.length);
+    out.distance.set(d, found.a.length);
+  }
+  return sortPairs(groups, out);
 }

@@ -7,6 +7,7 @@ import { dedup, findNearDuplicates, simhashMany, verifyPairs } from '../../src/i
 import { rowsOf, type Collapsed } from '../../src/dedup/dedup-groups.js';
 import { sizeBand } from '../../src/dedup/size-band.js';
 import { rng } from '../reference.js';
+import { shingleSets } from '../../src/dedup/verify-pairs.js';
 
 /** The verifier's size rule from first principles: could sets of these sizes have Jaccard ≥ t? */
 function couldPass(x: number, y: number, t: number): boolean {
@@ -32,23 +33,34 @@ describe('sizeBand', () => {
       const c = { fpGroups: rowsOf(groupOf, groupCount), joined: Uint32Array.from(sizes, (_, d) => d) } as Collapsed;
       const setOf = Int32Array.from(sizes, (_, d) => d);
       const band = sizeBand(c, setOf, Uint32Array.from(sizes), t)!;
+      const members = (g: number) => sizes.filter((_, d) => groupOf[d] === g);
+      // Every group is in the band or spread (compared with all): the spread ones are those whose sizes spread.
+      const spread = new Set(band.spread);
+      expect([...band.order, ...band.spread].sort((x, y) => x - y)).toEqual(
+        Array.from({ length: groupCount }, (_, g) => g),
+      );
+      for (let g = 0; g < groupCount; g++) {
+        const m = members(g);
+        expect(spread.has(g), `group ${g}: ${m}`).toBe(Math.max(...m) > 1.1 * Math.min(...m));
+      }
       const position = new Uint32Array(groupCount);
       band.order.forEach((g, p) => {
         position[g] = p;
       });
-      expect([...band.order].sort((x, y) => x - y)).toEqual(Array.from({ length: groupCount }, (_, g) => g));
+      const inBand = band.order.length;
       let pairs = 0;
-      for (let p = 0; p < groupCount; p++) {
+      for (let p = 0; p < inBand; p++) {
         expect(band.ends[p]).toBeGreaterThanOrEqual(p + 1);
+        expect(band.ends[p]).toBeLessThanOrEqual(inBand);
         if (p > 0) expect(band.ends[p]).toBeGreaterThanOrEqual(band.ends[p - 1]!);
         pairs += band.ends[p]! - p - 1;
       }
-      expect(band.pairs).toBe(pairs);
-      const members = (g: number) => sizes.filter((_, d) => groupOf[d] === g);
+      const s = spread.size;
+      expect(band.pairs).toBe(pairs + s * (groupCount - 1) - (s * (s - 1)) / 2);
       for (let g = 0; g < groupCount; g++) {
         for (let h = g + 1; h < groupCount; h++) {
           const could = members(g).some((x) => members(h).some((y) => couldPass(x, y, t)));
-          if (!could) continue;
+          if (!could || spread.has(g) || spread.has(h)) continue;
           const [p, r] = [position[g]!, position[h]!].sort((x, y) => x - y) as [number, number];
           expect(r, `round ${round}: groups ${g} and ${h} (sizes ${members(g)} / ${members(h)}, t ${t})`).toBeLessThan(
             band.ends[p]!,
@@ -139,6 +151,23 @@ function roots(n: number, pairs: string[]): number[] {
   return parent.map((_, i) => find(i));
 }
 
+/**
+ * Short texts T whose doubled text "T T" has T's fingerprint: its shingle multiset is T's twice plus the two that
+ * cross the middle, so no counter changes sign unless T's is 0 there. Their sets differ by those two shingles: a
+ * group of identical fingerprints whose sizes spread (10 and 12).
+ */
+function doubledTwins(seed: number, count: number): string[][] {
+  const next = rng(seed);
+  const out: string[][] = [];
+  for (let tries = 0; out.length < count && tries < 20_000; tries++) {
+    const t = Array.from({ length: 12 }, () => word(next)).join(' ');
+    const twice = `${t} ${t}`;
+    const [x, y] = simhashMany([t, twice]);
+    if (x === y) out.push([t, twice]);
+  }
+  return out;
+}
+
 describe('dedup with the size band', () => {
   for (const [seed, count, k, threshold] of [
     [1, 2600, 12, 0.6],
@@ -175,4 +204,31 @@ describe('dedup with the size band', () => {
       if (k >= 20) expect(exact.length).toBeGreaterThan(0);
     });
   }
+
+  it('a group of identical fingerprints whose sizes spread is compared with every group', () => {
+    const twins = doubledTwins(7, 6);
+    expect(twins.length).toBe(6);
+    const sizes = shingleSets(twins.flat(), 3).map((set) => set.length);
+    expect(sizes.slice(0, 2)).toEqual([10, 12]);
+    // Each twin pair with its near copies (a word replaced: kept or not by the threshold) among a corpus of spread
+    // sizes; the doubled texts pass with T (10 of 12 shingles) and with T's copies only by their own sizes.
+    const next = rng(8);
+    const texts = [...spreadCorpus(9, 1500, 0.6).texts];
+    for (const [t, twice] of twins) {
+      const words = t!.split(' ');
+      const copy = words.map((w, i) => (i === 5 ? word(next) : w)).join(' ');
+      for (const x of [t!, twice!, copy, `${copy} ${copy}`]) texts.splice(Math.floor(next() * texts.length), 0, x);
+    }
+    for (const [k, threshold] of [
+      [12, 0.6],
+      [24, 0.3],
+    ] as const) {
+      const want = asStrings(verifyPairs(texts, findNearDuplicates(simhashMany(texts), { k }), { threshold }));
+      const all = dedup(texts, { k, verify: { threshold }, pairs: 'all' });
+      expect(asStrings(all.pairs), `k ${k}`).toEqual(want);
+      expect(Array.from(all.clusterOf)).toEqual(roots(texts.length, want));
+      for (const [t, twice] of twins)
+        expect(all.clusterOf[texts.indexOf(t!)], 'T with T T').toBe(all.clusterOf[texts.indexOf(twice!)]);
+    }
+  });
 });
