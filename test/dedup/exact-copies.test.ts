@@ -6,6 +6,7 @@ import { createSimHasher, dedup, findNearDuplicates, simhashMany } from '../../s
 import { contentHashes, exactCopies, firstOfEqual, sameText } from '../../src/dedup/exact-copies.js';
 import { loadReference, rng } from '../reference.js';
 import { families, refKeep } from './jaccard-reference.js';
+import { asStrings, unionFind } from './join-reference.js';
 
 beforeAll(loadReference);
 
@@ -62,19 +63,6 @@ function referencePairs(texts: Array<string | Uint8Array>, k: number, verified: 
   return out;
 }
 
-/** Plain union-find whose root is the lowest index. */
-function unionFind(n: number, pairs: string[]): number[] {
-  const parent = Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
-  for (const p of pairs) {
-    const [a, b] = p.split(',').map(Number) as [number, number];
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  }
-  return parent.map((_, i) => find(i));
-}
-
 /** The plain centre rule: in index order, each unclustered document takes every unclustered neighbour. */
 function centres(n: number, pairs: string[]): number[] {
   const nb: number[][] = Array.from({ length: n }, () => []);
@@ -91,9 +79,6 @@ function centres(n: number, pairs: string[]): number[] {
   }
   return of;
 }
-
-const asStrings = (p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }) =>
-  Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
 
 describe('exact copies', () => {
   it('exactCopies gives the first identical text, as a plain scan comparing texts finds it', () => {

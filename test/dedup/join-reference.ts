@@ -26,3 +26,16 @@ export function bruteForce(fps: BigUint64Array, k: number, bits: 64 | 128): stri
 export function asStrings(p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }): string[] {
   return Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
 }
+
+/** Each document's lowest-index connected document under the "a,b,d" pairs (a plain union-find). */
+export function unionFind(n: number, pairs: string[]): number[] {
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
+  for (const p of pairs) {
+    const [a, b] = p.split(',').map(Number) as [number, number];
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+  return parent.map((_, i) => find(i));
+}

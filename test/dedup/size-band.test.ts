@@ -7,6 +7,7 @@ import { dedup, findNearDuplicates, simhashMany, verifyPairs } from '../../src/i
 import { rowsOf, type Collapsed } from '../../src/dedup/dedup-groups.js';
 import { sizeBand } from '../../src/dedup/size-band.js';
 import { rng } from '../reference.js';
+import { asStrings, unionFind } from './join-reference.js';
 import { shingleSets } from '../../src/dedup/verify-pairs.js';
 
 /** The verifier's size rule from first principles: could sets of these sizes have Jaccard ≥ t? */
@@ -123,9 +124,6 @@ function spreadCorpus(seed: number, count: number, t: number): { texts: string[]
   return { texts: out.slice(0, count), atThreshold };
 }
 
-const asStrings = (p: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }) =>
-  Array.from(p.a, (a, i) => `${a},${p.b[i]},${p.distance[i]}`);
-
 /** The pairs, in order, that join two documents not yet connected by those before them (a plain union-find). */
 function spanning(n: number, pairs: string[]): string[] {
   const parent = Array.from({ length: n }, (_, i) => i);
@@ -137,18 +135,6 @@ function spanning(n: number, pairs: string[]): string[] {
     parent[Math.max(ra, rb)] = Math.min(ra, rb);
     return true;
   });
-}
-
-/** Each document's lowest-index connected document under the pairs (a plain union-find). */
-function roots(n: number, pairs: string[]): number[] {
-  const parent = Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
-  for (const p of pairs) {
-    const [a, b] = p.split(',').map(Number) as [number, number];
-    const [ra, rb] = [find(a), find(b)];
-    parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  }
-  return parent.map((_, i) => find(i));
 }
 
 /**
@@ -195,7 +181,7 @@ describe('dedup with the size band', () => {
       expect(spanning(texts.length, listed)).toEqual(listed);
       expect(listed.length).toBe(texts.length - all.clusterCount);
       expect(Array.from(explain.clusterOf)).toEqual(Array.from(all.clusterOf));
-      expect(Array.from(all.clusterOf)).toEqual(roots(texts.length, want));
+      expect(Array.from(all.clusterOf)).toEqual(unionFind(texts.length, want));
       expect(want.length).toBeGreaterThan(count / 10);
       // Some kept pairs sit exactly at the threshold (prefixes cut to t (n - 2) shingles), once k reaches them.
       const exact = Array.from(all.pairs.a, (a, i) => [texts[a]!, texts[all.pairs.b[i]!]!]).filter(
@@ -226,7 +212,7 @@ describe('dedup with the size band', () => {
       const want = asStrings(verifyPairs(texts, findNearDuplicates(simhashMany(texts), { k }), { threshold }));
       const all = dedup(texts, { k, verify: { threshold }, pairs: 'all' });
       expect(asStrings(all.pairs), `k ${k}`).toEqual(want);
-      expect(Array.from(all.clusterOf)).toEqual(roots(texts.length, want));
+      expect(Array.from(all.clusterOf)).toEqual(unionFind(texts.length, want));
       for (const [t, twice] of twins)
         expect(all.clusterOf[texts.indexOf(t!)], 'T with T T').toBe(all.clusterOf[texts.indexOf(twice!)]);
     }
