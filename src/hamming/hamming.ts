@@ -538,7 +538,7 @@ function join(queries: Source, candidates: Source | null, maxDistance: number, e
   try {
     b = isSelf ? a : place(heap, other);
     const cap = Math.max(JOIN_CAP, 2 * k.hammingJoinStepPairs());
-    const statePtr = regions.out.reserve(cap * 9 + 16 + (firsts ? firsts.byteLength : 0));
+    const statePtr = regions.out.reserve(cap * 9 + 16 + (firsts ? firsts.byteLength + 4 : 0));
     const outA = statePtr + 16;
     const outB = outA + cap * 4;
     const outD = outB + cap * 4;
