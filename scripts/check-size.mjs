@@ -20,7 +20,10 @@
 // to 152.2 KiB gzip: the gzip budget is now 156 KiB. The pool's afternoon of 2026-12-02 (texts checked in one pass,
 // a worker's chunk copied into WebAssembly at once, chunks that shrink, kept spare buffers, transferred copies for
 // the join and the index, exact copies without hashing: TypeScript and its comments, +8 KiB raw) took index.cjs to
-// 530 KiB raw and 156.2 KiB gzip: the budgets are now 540 KiB raw and 160 KiB gzip.
+// 530 KiB raw and 156.2 KiB gzip: the budgets were then 540 KiB raw and 160 KiB gzip. The size band and the
+// histogram bound took index.cjs to 541 KiB raw (159.5 KiB gzip), most of the TypeScript in it comments: the
+// published JavaScript is now compiled without them (the declarations keep theirs), 460 KiB raw and 127.7 KiB gzip,
+// and the budgets are 500 KiB raw and 140 KiB gzip, below what a second copy of a build would add.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -28,8 +31,8 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 540 * KB, gzip: 160 * KB },
-  'dist/index.cjs': { raw: 540 * KB, gzip: 160 * KB },
+  'dist/index.mjs': { raw: 500 * KB, gzip: 140 * KB },
+  'dist/index.cjs': { raw: 500 * KB, gzip: 140 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
   'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
