@@ -201,10 +201,7 @@ export function collapse(
   for (let i = 0; i < n; i++) groupOfDoc[i] = rep[i] === i ? groups++ : groupOfDoc[rep[i]!]!;
   const docGroups = rowsOf(groupOfDoc, groups);
   const joined = Uint32Array.from(joinedList);
-  const joinedFps = new BigUint64Array(joined.length * words);
-  const joined32 = halvesOf(joinedFps);
-  for (let q = 0; q < joined.length; q++)
-    for (let h = 0; h < half; h++) joined32[q * half + h] = fp32[joined[q]! * half + h]!;
+  const joinedFps = gatherFingerprints(fingerprints, joined, words);
   const fpFirst = firstOfEqual(joinedFps, words);
   const fpGroupOf = new Uint32Array(joined.length);
   const fpRep: number[] = [];
@@ -214,11 +211,7 @@ export function collapse(
       fpRep.push(q);
     } else fpGroupOf[q] = fpGroupOf[fpFirst[q]!]!;
   }
-  const distinctFps = new BigUint64Array(fpRep.length * words);
-  const distinct32 = halvesOf(distinctFps);
-  fpRep.forEach((q, g) => {
-    for (let h = 0; h < half; h++) distinct32[g * half + h] = joined32[q * half + h]!;
-  });
+  const distinctFps = gatherFingerprints(joinedFps, fpRep, words);
   return {
     rep,
     groupOfDoc,
@@ -228,6 +221,17 @@ export function collapse(
     fpGroups: rowsOf(fpGroupOf, fpRep.length),
     distinctFps,
   };
+}
+
+/** The fingerprints fps[indices[0]], fps[indices[1]], … (`words` u64 each), moved as 32-bit halves. */
+export function gatherFingerprints(fps: BigUint64Array, indices: ArrayLike<number>, words: number): BigUint64Array {
+  const half = 2 * words;
+  const out = new BigUint64Array(indices.length * words);
+  const to32 = halvesOf(out);
+  const from32 = halvesOf(fps);
+  for (let p = 0; p < indices.length; p++)
+    for (let h = 0; h < half; h++) to32[p * half + h] = from32[indices[p]! * half + h]!;
+  return out;
 }
 
 /** The same memory as 32-bit words, two per u64. */

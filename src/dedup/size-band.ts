@@ -16,7 +16,7 @@
 //        │    ▓▓▓▓▓▓▓▓   │
 //        └───────────────┘
 import type { Collapsed } from './dedup-groups.js';
-import { halvesOf, sortPairs } from './dedup-groups.js';
+import { gatherFingerprints, sortPairs } from './dedup-groups.js';
 import { pairsWithinDistance, selfPairsInBand, sortByA } from '../hamming/hamming.js';
 import type { NearDuplicatePairs } from './join.js';
 
@@ -100,17 +100,6 @@ export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array,
   return { order, ends, spread: Uint32Array.from(spread), pairs };
 }
 
-/** The fingerprints of `groups` (c.distinctFps by group number), in that order. */
-function fingerprintsOf(c: Collapsed, groups: Uint32Array, words: number): BigUint64Array {
-  const half = 2 * words;
-  const out = new BigUint64Array(groups.length * words);
-  const to32 = halvesOf(out);
-  const from32 = halvesOf(c.distinctFps);
-  for (let p = 0; p < groups.length; p++)
-    for (let h = 0; h < half; h++) to32[p * half + h] = from32[groups[p]! * half + h]!;
-  return out;
-}
-
 /**
  * The pairs within k of the distinct fingerprints (c.distinctFps, by group number) inside the band, and those of
  * the spread groups with all, ordered by (a, b) as findNearDuplicates orders the pairs of the whole self-join.
@@ -119,14 +108,14 @@ export function joinInBand(c: Collapsed, band: SizeBand, k: number, bits: 64 | 1
   const words = bits / 64;
   const { order, spread } = band;
   const groups = c.fpGroups.start.length - 1;
-  const found = selfPairsInBand(fingerprintsOf(c, order, words), k, bits, band.ends);
+  const found = selfPairsInBand(gatherFingerprints(c.distinctFps, order, words), k, bits, band.ends);
   const a: number[] = [];
   const b: number[] = [];
   const d: number[] = [];
   if (spread.length > 0) {
     const isSpread = new Uint8Array(groups);
     for (const g of spread) isSpread[g] = 1;
-    const cross = pairsWithinDistance(fingerprintsOf(c, spread, words), c.distinctFps, k, { bits });
+    const cross = pairsWithinDistance(gatherFingerprints(c.distinctFps, spread, words), c.distinctFps, k, { bits });
     for (let p = 0; p < cross.a.length; p++) {
       const g = spread[cross.a[p]!]!;
       const h = cross.b[p]!;

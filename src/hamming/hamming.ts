@@ -7,6 +7,7 @@
 // The joins need all of both arrays at once: they copy them into blocks released when the call returns.
 import { Region, type Heap } from '../runtime/heap.js';
 import { checkAttached, freedError, show } from '../errors.js';
+import { align16 } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { ScanLayout } from './scan-layout.js';
 
@@ -538,11 +539,11 @@ function join(queries: Source, candidates: Source | null, maxDistance: number, e
   try {
     b = isSelf ? a : place(heap, other);
     const cap = Math.max(JOIN_CAP, 2 * k.hammingJoinStepPairs());
-    const statePtr = regions.out.reserve(cap * 9 + 16 + (firsts ? firsts.byteLength + 4 : 0));
+    const statePtr = regions.out.reserve(cap * 9 + 16 + (firsts ? firsts.byteLength + 16 : 0));
     const outA = statePtr + 16;
     const outB = outA + cap * 4;
     const outD = outB + cap * 4;
-    const firstsPtr = firsts ? align4(outD + cap) : 0;
+    const firstsPtr = firsts ? align16(outD + cap) : 0;
     if (firsts) heap.u32.set(firsts, firstsPtr >>> 2);
     heap.u32[statePtr >>> 2] = 0;
     heap.u32[(statePtr >>> 2) + 1] = 0;
@@ -614,8 +615,6 @@ function keepInBand(a: Uint32Array, b: Uint32Array, d: Uint8Array, length: numbe
   }
   return kept;
 }
-
-const align4 = (x: number): number => (x + 3) & ~3;
 
 /**
  * @internal Every pair (i, j) with i < j < ends[i] of fingerprints within distance k, in no particular order: the
