@@ -202,21 +202,29 @@ export function endTokens(): void {
   }
 }
 
-/** Emits the tokens whose boundaries fall in a 64-byte block at `base` with token-byte mask `m`. */
+/**
+ * Emits the tokens whose boundaries fall in a 64-byte block at `base` with token-byte mask `m`. Starts and ends are
+ * taken in pairs (the k-th start opens the token the k-th end closes), so the loop runs once per token with no
+ * branch on whether a token is open.
+ */
 // @ts-ignore: decorator
 @inline function scanMask(base: usize, m: u64): void {
-  let prev: u64 = inToken ? 1 : 0;
-  let shifted = (m << 1) | prev;
+  let shifted = (m << 1) | <u64>inToken;
   let starts = m & ~shifted;
   let ends = ~m & shifted;
-  let edges = starts | ends;
-  while (edges != 0) {
-    let at = base + <usize>ctz<u64>(edges);
-    if (inToken) token(tokenStart, at);
-    else tokenStart = at;
-    inToken = !inToken;
-    edges &= edges - 1;
+  if (inToken) {
+    if (ends == 0) return; // the open token runs through the whole block
+    token(tokenStart, base + <usize>ctz<u64>(ends));
+    ends &= ends - 1;
   }
+  while (ends != 0) {
+    token(base + <usize>ctz<u64>(starts), base + <usize>ctz<u64>(ends));
+    starts &= starts - 1;
+    ends &= ends - 1;
+  }
+  // At most one start is left: a token still open at the end of the block.
+  inToken = starts != 0;
+  tokenStart = base + <usize>ctz<u64>(starts);
 }
 
 // ---- whitespace (the Java reference's split, over UTF-8 bytes) ---------------------------------------------
@@ -239,13 +247,12 @@ export function endTokens(): void {
   return (((r >> 7) & 0x0101010101010101) * 0x0102040810204080) >> 56;
 }
 
+// Per low nibble: the one separator byte with that nibble (0x20 for 0, \t \n \f \r for 9, 10, 12, 13), else a
+// value whose low nibble differs, so that no byte matches.
 // @ts-ignore: decorator
 @inline function simdSeparators16(v: v128): i32 {
-  let s = v128.or(
-    v128.or(i8x16.eq(v, i8x16.splat(0x20)), i8x16.eq(v, i8x16.splat(0x09))),
-    v128.or(v128.or(i8x16.eq(v, i8x16.splat(0x0A)), i8x16.eq(v, i8x16.splat(0x0C))), i8x16.eq(v, i8x16.splat(0x0D)))
-  );
-  return i8x16.bitmask(s);
+  let table = i8x16(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x0A, 0, 0x0C, 0x0D, 0, 0);
+  return i8x16.bitmask(i8x16.eq(i8x16.swizzle(table, v128.and(v, i8x16.splat(0x0F))), v));
 }
 
 export function whitespaceTokens(p: usize, end: usize): void {
@@ -359,21 +366,24 @@ export function wordTokens(p: usize, end: usize, scratch: usize): void {
 /** SWAR version of foldAscii16 for 8 ASCII bytes: stores them folded at q, returns the 8-bit mask of word bytes. */
 // @ts-ignore: decorator
 @inline function foldAscii8(x: u64, q: usize): u64 {
+  let lower = x | 0x2020202020202020; // letters of either case as lower case
+  let letter = atLeast8(lower, 0x61) & ~atLeast8(lower, 0x7B);
   let digit = atLeast8(x, 0x30) & ~atLeast8(x, 0x3A);
-  let upper = atLeast8(x, 0x41) & ~atLeast8(x, 0x5B);
-  let lower = atLeast8(x, 0x61) & ~atLeast8(x, 0x7B);
-  store<u64>(q, x + (upper >> 2));
-  return highBits(digit | upper | lower);
+  store<u64>(q, x | (letter >> 2));
+  return highBits(letter | digit);
 }
 
+/**
+ * Letters and digits of 16 ASCII bytes: stores them at q with letters lower-cased, returns the 16-bit mask of word
+ * bytes. Each range test is one signed compare: adding 0x80 - lo turns lo..lo+n-1 into -128..-128+n-1.
+ */
 // @ts-ignore: decorator
 @inline function foldAscii16(v: v128, q: usize): i32 {
-  // Letters and digits; upper case gets +0x20. Returns the 16-bit mask of word bytes.
-  let digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x30)), i8x16.splat(10));
-  let upper = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x41)), i8x16.splat(26));
-  let lower = i8x16.lt_u(i8x16.sub(v, i8x16.splat(0x61)), i8x16.splat(26));
-  v128.store(q, i8x16.add(v, v128.and(upper, i8x16.splat(0x20))));
-  return i8x16.bitmask(v128.or(digit, v128.or(upper, lower)));
+  let lower = v128.or(v, i8x16.splat(0x20));
+  let letter = i8x16.lt_s(i8x16.add(lower, i8x16.splat(<i8>(0x80 - 0x61))), i8x16.splat(-128 + 26));
+  let digit = i8x16.lt_s(i8x16.add(v, i8x16.splat(<i8>(0x80 - 0x30))), i8x16.splat(-128 + 10));
+  v128.store(q, v128.or(v, v128.and(letter, i8x16.splat(0x20))));
+  return i8x16.bitmask(v128.or(letter, digit));
 }
 
 // ---- character n-grams ---------------------------------------------------------------------------------------

@@ -57,6 +57,33 @@ describe('text kernel batches and shingle paths', () => {
     });
   }
 
+  it('tokens that span whole 64-byte blocks, end on a block edge or fill the tail, at every alignment', () => {
+    // The tokenizers read 64-byte blocks as bit masks: a token may open in one block, run through the next ones
+    // and close anywhere. Pure ASCII documents keep every block on the fast path; one non-ASCII piece per
+    // document puts the code-point path next to it.
+    const next = rng(1800);
+    const hashers = (['whitespace', 'words', 'shingles'] as Mode[]).map(
+      (mode) => [mode, createSimHasher({ tokenizer: mode })] as const,
+    );
+    for (let d = 0; d < 400; d++) {
+      const pieces: string[] = [' '.repeat(d % 67)];
+      const count = 1 + Math.floor(next() * 8);
+      for (let i = 0; i < count; i++) {
+        const len = [1, 63, 64, 65, 127, 128, 129, 200][Math.floor(next() * 8)]! + Math.floor(next() * 3) - 1;
+        let w = '';
+        for (let j = 0; j < len; j++) w += String.fromCharCode((next() < 0.3 ? 65 : 97) + Math.floor(next() * 26));
+        pieces.push(w, next() < 0.1 ? ' é ' : ' '.repeat(1 + Math.floor(next() * 70)));
+      }
+      if (next() < 0.5) pieces.pop(); // end inside a token
+      const doc = pieces.join('');
+      for (const [mode, hasher] of hashers) {
+        expect(hasher.hash(doc), `${mode}, doc ${d}: ${JSON.stringify(doc.slice(0, 80))}`).toBe(
+          referenceSimhash(doc, mode, mode === 'shingles' ? 3 : 0, 64).fingerprint,
+        );
+      }
+    }
+  });
+
   it('long multilingual documents: queued word tokens survive the code-point path and scratch reuse', () => {
     const next = rng(1700);
     for (const [mode, width] of [
