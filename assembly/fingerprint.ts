@@ -1,8 +1,9 @@
 // Batch entry points that turn documents into fingerprints: tokenize, hash each feature, reduce.
 // Every entry takes raw pointers into linear memory laid out by src/fingerprint/presets/default.ts (texts and
 // feature lists) and src/fingerprint/fingerprint.ts (hashes); nothing here allocates.
-import { xxh3, SEED_HIGH } from './xxh3';
-import { MODE_NGRAMS, MODE_WHITESPACE } from '../src/fingerprint/modes.shared';
+import { SEED_HIGH } from './xxh3';
+import { featureHash, featureHashV1 } from './feature-hash';
+import { MODE_NGRAMS, MODE_WHITESPACE, SPEC_V1 } from '../src/fingerprint/modes.shared';
 import { beginDocument, addUnit, addWeighted, endDocument } from './reducer';
 import {
   WEIGHTED_TABLE_MIN, TABLES_DONE, TABLES_RESUM, beginTables, addTables, endTables, addResummed, endResummed,
@@ -17,18 +18,19 @@ import {
 /**
  * Fingerprints `count` documents stored back to back at `text` (UTF-8), document i spanning
  * offsets[i]..offsets[i+1] (u32). `scratch` needs 2 * (longest document) + 16 bytes for word modes.
- * Writes fingerprints to `out` (1 or 2 u64 per document) and feature counts to `counts` (f64).
+ * Writes fingerprints to `out` (1 or 2 u64 per document) and feature counts to `counts` (f64). `spec` is the
+ * hash version (SPEC_V1, SPEC_V2).
  */
 export function fingerprintTexts(
   text: usize, offsets: usize, count: i32, mode: i32, width: i32, bits: i32,
-  scratch: usize, out: usize, counts: usize
+  scratch: usize, out: usize, counts: usize, spec: i32
 ): void {
   let stride: usize = bits == 128 ? 16 : 8;
   for (let d = 0; d < count; d++) {
     let p = text + <usize>load<u32>(offsets + (<usize>d << 2));
     let end = text + <usize>load<u32>(offsets + (<usize>d << 2), 4);
     beginDocument(bits, false);
-    beginTokens(bits, mode, width);
+    beginTokens(bits, mode, width, spec);
     if (mode == MODE_WHITESPACE) whitespaceTokens(p, end);
     else if (mode == MODE_NGRAMS) ngramTokens(scratch, normalizeForNgrams(p, end, scratch));
     else wordTokens(p, end, scratch);
@@ -37,13 +39,19 @@ export function fingerprintTexts(
   }
 }
 
+/** The spec's hash of a feature's bytes (feature-hash.ts). */
+// @ts-ignore: decorator
+@inline function hashOf(p: usize, len: usize, seed: u64, spec: i32): u64 {
+  return spec == SPEC_V1 ? featureHashV1(p, len, seed) : featureHash(p, len, seed);
+}
+
 /**
  * Fingerprints documents given as features: feature j spans bytes[featOffsets[j]..featOffsets[j+1]) (u32),
  * document d owns features docOffsets[d]..docOffsets[d+1] (u32). `weights` (f64 per feature) or 0 for unit weights.
  */
 export function fingerprintFeatures(
   bytes: usize, featOffsets: usize, docOffsets: usize, count: i32, weights: usize, bits: i32,
-  out: usize, counts: usize
+  out: usize, counts: usize, spec: i32
 ): void {
   let wideHash = bits == 128;
   let stride: usize = wideHash ? 16 : 8;
@@ -55,8 +63,8 @@ export function fingerprintFeatures(
       let a = load<u32>(featOffsets + (<usize>j << 2));
       let b = load<u32>(featOffsets + (<usize>j << 2), 4);
       let p = bytes + <usize>a, len = <usize>(b - a);
-      let lo = xxh3(p, len, SEED_LOW);
-      let hi = wideHash ? xxh3(p, len, SEED_HIGH) : 0;
+      let lo = hashOf(p, len, SEED_LOW, spec);
+      let hi = wideHash ? hashOf(p, len, SEED_HIGH, spec) : 0;
       if (weights != 0) addWeighted(lo, hi, load<f64>(weights + (<usize>j << 3)));
       else addUnit(lo, hi);
     }
@@ -122,11 +130,11 @@ export function endHashes(out: usize): i32 {
   return 1;
 }
 
-/** XXH3-64 of each of `n` features (offsets as in fingerprintFeatures), for tests and for users who store hashes. */
-export function hashFeatures(bytes: usize, featOffsets: usize, n: i32, seed: u64, out: usize): void {
+/** The spec's hash of each of `n` features (offsets as in fingerprintFeatures), for users who store hashes. */
+export function hashFeatures(bytes: usize, featOffsets: usize, n: i32, seed: u64, out: usize, spec: i32): void {
   for (let j = 0; j < n; j++) {
     let a = load<u32>(featOffsets + (<usize>j << 2));
     let b = load<u32>(featOffsets + (<usize>j << 2), 4);
-    store<u64>(out + (<usize>j << 3), xxh3(bytes + <usize>a, <usize>(b - a), seed));
+    store<u64>(out + (<usize>j << 3), hashOf(bytes + <usize>a, <usize>(b - a), seed, spec));
   }
 }

@@ -5,8 +5,9 @@
 // no data-dependent branches. Words: a block of pure ASCII is case-folded 64 bytes at a time into `scratch`;
 // a block with any non-ASCII byte goes through the code-point path (decode, classify, fold, encode).
 // Mode numbers and the width limit are shared with the TypeScript side (defined once, in that file).
-import { MAX_WIDTH, MODE_SHINGLES } from '../src/fingerprint/modes.shared';
+import { MAX_WIDTH, MODE_SHINGLES, SPEC_V1 } from '../src/fingerprint/modes.shared';
 import { xxh3, xxh3Mid, SEED_HIGH } from './xxh3';
+import { featureHash, featureHashV1, shingleHash, shingleHashV1 } from './feature-hash';
 import { addUnit } from './reducer';
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from './unicode';
 
@@ -29,6 +30,7 @@ export function stageSink(): u64 {
 }
 
 let wide: bool = false;
+let v1: bool = false; // spec simhash-wasm/1's hashes (feature-hash.ts)
 let mode: i32 = 0;
 let width: i32 = 1;
 let words: i32 = 0; // words hashed in the document (shingles)
@@ -88,8 +90,9 @@ export function collectedShingles(): i32 {
   return collected;
 }
 
-export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
+export function beginTokens(bits: i32, tokenizer: i32, w: i32, spec: i32): void {
   wide = bits == 128;
+  v1 = spec == SPEC_V1;
   mode = tokenizer;
   width = w;
   words = 0;
@@ -98,14 +101,26 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
   inToken = false;
 }
 
-/** A feature given by its bytes: hashed with XXH3-64 (seed 0; seed 1 for the high word at 128 bits). */
+/** The spec's hash of a feature's bytes (seed 0; seed 1 gives the high word at 128 bits). */
+// @ts-ignore: decorator
+@inline function hashOf(p: usize, len: usize, seed: u64): u64 {
+  return v1 ? featureHashV1(p, len, seed) : featureHash(p, len, seed);
+}
+
+/** The spec's hash of a shingle of `w` word hashes at `p`. */
+// @ts-ignore: decorator
+@inline function shingleOf(p: usize, w: i32, seed: u64): u64 {
+  return v1 ? shingleHashV1(p, w, seed) : shingleHash(p, w, seed);
+}
+
+/** A feature given by its bytes, to the reducer. */
 // @ts-ignore: decorator
 @inline export function feature(p: usize, len: usize): void {
   if (STAGE == 3) {
-    profileSink += xxh3(p, len, 0);
+    profileSink += hashOf(p, len, 0);
     return;
   }
-  addUnit(xxh3(p, len, 0), wide ? xxh3(p, len, SEED_HIGH) : 0);
+  addUnit(hashOf(p, len, 0), wide ? hashOf(p, len, SEED_HIGH) : 0);
 }
 
 /**
@@ -120,7 +135,7 @@ export function beginTokens(bits: i32, tokenizer: i32, w: i32): void {
     return;
   }
   if (mode != MODE_SHINGLES) {
-    if (STAGE == 2) profileSink += xxh3(start, end - start, 0);
+    if (STAGE == 2) profileSink += hashOf(start, end - start, 0);
     else feature(start, end - start);
     return;
   }
@@ -138,7 +153,7 @@ function flushTokens(): void {
   if (STAGE == 2) {
     for (let i = 0; i < n; i++) {
       let at = <usize>i << 2;
-      profileSink += xxh3(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0);
+      profileSink += hashOf(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0);
     }
     return;
   }
@@ -148,13 +163,20 @@ function flushTokens(): void {
     held = width - 1;
   }
   let h = WORD_HASHES + (<usize>held << 3);
-  for (let i = 0; i < n; i++) {
-    let at = <usize>i << 2;
-    store<u64>(h + (<usize>i << 3), xxh3(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0));
+  // The spec version (and below the width) is tested once per batch of words, not once per word.
+  if (v1) {
+    for (let i = 0; i < n; i++) {
+      let at = <usize>i << 2;
+      store<u64>(h + (<usize>i << 3), xxh3(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0));
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      let at = <usize>i << 2;
+      store<u64>(h + (<usize>i << 3), featureHash(<usize>load<u32>(TOKEN_STARTS + at), <usize>load<u32>(TOKEN_LENGTHS + at), 0));
+    }
   }
   // The shingle ending at new word i is complete once words + i + 1 >= width.
-  let len = <usize>width << 3;
-  let first = h - len + 8;
+  let first = h - (<usize>width << 3) + 8;
   let i = max(0, width - 1 - words);
   if (sink != 0) {
     if (wordSink != 0) {
@@ -167,24 +189,34 @@ function flushTokens(): void {
     }
     // Verification: the same values as below, stored (one test per batch of words, none per shingle).
     let out = sink + (<usize>collected << 3);
-    let fast = len > 16 && len <= 64;
     for (; i < n; i++) {
       let p = first + (<usize>i << 3);
-      let h = fast ? xxh3Mid(p, len, 0) : xxh3(p, len, 0);
+      let h = shingleOf(p, width, 0);
       store<u64>(out, h);
-      if (tee) addUnit(h, wide ? (fast ? xxh3Mid(p, len, SEED_HIGH) : xxh3(p, len, SEED_HIGH)) : 0);
+      if (tee) addUnit(h, wide ? shingleOf(p, width, SEED_HIGH) : 0);
       out += 8;
       collected++;
     }
-  } else if (len > 16 && len <= 64) {
-    // Widths 3..8 (the default is 3): the straight-line XXH3 path, no call per shingle.
+  } else if (!v1 && !wide) {
+    for (; i < n; i++) {
+      let p = first + (<usize>i << 3);
+      if (STAGE == 3) profileSink += shingleHash(p, width, 0);
+      else addUnit(shingleHash(p, width, 0), 0);
+    }
+  } else if (v1 && width >= 3 && width <= 8) {
+    // Spec 1's widths 3..8: XXH3's straight-line 17..64-byte path, inlined here once (not in every tokenizer).
+    let len = <usize>width << 3;
     for (; i < n; i++) {
       let p = first + (<usize>i << 3);
       if (STAGE == 3) profileSink += xxh3Mid(p, len, 0);
       else addUnit(xxh3Mid(p, len, 0), wide ? xxh3Mid(p, len, SEED_HIGH) : 0);
     }
   } else {
-    for (; i < n; i++) feature(first + (<usize>i << 3), len);
+    for (; i < n; i++) {
+      let p = first + (<usize>i << 3);
+      if (STAGE == 3) profileSink += shingleOf(p, width, 0);
+      else addUnit(shingleOf(p, width, 0), wide ? shingleOf(p, width, SEED_HIGH) : 0);
+    }
   }
   held += n;
   words += n;
@@ -194,11 +226,12 @@ function flushTokens(): void {
 export function endTokens(): void {
   if (pending > 0) flushTokens();
   if (mode == MODE_SHINGLES && words > 0 && words < width) {
+    let h = shingleOf(WORD_HASHES, words, 0);
     if (sink != 0) {
-      store<u64>(sink + (<usize>collected << 3), xxh3(WORD_HASHES, <usize>words << 3, 0));
+      store<u64>(sink + (<usize>collected << 3), h);
       collected++;
-      if (tee) feature(WORD_HASHES, <usize>words << 3);
-    } else feature(WORD_HASHES, <usize>words << 3);
+    }
+    if (sink == 0 || tee) addUnit(h, wide ? shingleOf(WORD_HASHES, words, SEED_HIGH) : 0);
   }
 }
 

@@ -1,8 +1,9 @@
 // Verification of candidate pairs: each document's sorted distinct set of word-shingle hashes, built by the
-// fingerprint kernel's own tokenizer and XXH3 shingle values (tokenize.ts in collect mode), and the Jaccard test
+// fingerprint kernel's own tokenizer and spec-2 shingle values (tokenize.ts in collect mode; a hash only names its
+// shingle here, so one version serves every preset), and the Jaccard test
 // of each pair by a merge over two sets. A window of documents per call (src/dedup/verify-pairs.ts): its sets
 // are built (again from where the set memory ran out, once it has grown), then all its pairs are tested.
-import { MODE_SHINGLES } from '../src/fingerprint/modes.shared';
+import { MODE_SHINGLES, SPEC_V2 } from '../src/fingerprint/modes.shared';
 import {
   beginTokens, collectShingles, collectWords, collectedShingles, endTokens, wordTokens,
 } from './tokenize';
@@ -57,7 +58,7 @@ export function buildShingleSets(
   p: usize, end: usize, width: i32, scratch: usize, out: usize, bits: i32 = 64, reduce: bool = false
 ): i32 {
   collectShingles(out, reduce);
-  beginTokens(bits, MODE_SHINGLES, width);
+  beginTokens(bits, MODE_SHINGLES, width, SPEC_V2);
   wordTokens(p, end, scratch);
   endTokens();
   let n = collectedShingles();

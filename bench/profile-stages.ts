@@ -5,11 +5,12 @@
 // time), the median is shown beside it. TextEncoder.encodeInto of the same texts is the yardstick.
 // Run: `npx tsx bench/profile-stages.ts` (SIMHASH_BUILD=scalar for the scalar build). Not part of `npm run bench`.
 // PROFILE_TREES="before=/path/to/old/tree,after=." compares source trees (each with assembly/, asconfig.json and
-// the *.shared.ts files) stage by stage in the same rounds.
+// the *.shared.ts files) stage by stage in the same rounds; `label=root:1` runs a tree's kernel with spec 1's
+// hashes (PROFILE_TREES="v1=.:1,v2=." compares the spec versions of one tree).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS } from '../src/fingerprint/modes.shared.js';
+import { MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS, SPEC_V2 } from '../src/fingerprint/modes.shared.js';
 import { englishDocuments } from './corpus.js';
 
 interface StageKernels {
@@ -26,6 +27,7 @@ interface StageKernels {
     scratch: number,
     out: number,
     counts: number,
+    spec: number,
   ): void;
   stageSink(): bigint;
 }
@@ -56,8 +58,10 @@ function compile(root: string, stage: number): StageKernels {
 }
 
 const trees = (process.env.PROFILE_TREES ?? 'current=.').split(',').map((t) => {
-  const [label, root] = t.split('=') as [string, string];
-  return { label, root: path.resolve(root) };
+  const [label, where] = t.split('=') as [string, string];
+  const [root, spec] = where.split(':') as [string, string | undefined];
+  // The hash version; a tree from before the argument existed ignores it (and runs spec 1).
+  return { label, root: path.resolve(root), spec: Number(spec ?? SPEC_V2) };
 });
 
 const docs = englishDocuments(Number(process.env.PROFILE_DOCS ?? 500));
@@ -67,7 +71,7 @@ const total = encoded.reduce((a, b) => a + b.length, 0);
 const longest = encoded.reduce((a, b) => Math.max(a, b.length), 0);
 
 /** Lays the texts out once per module and returns a call of the kernel for one mode. */
-function prepare(k: StageKernels): (mode: number, width: number) => void {
+function prepare(k: StageKernels, spec: number): (mode: number, width: number) => void {
   const base = (k.heapBase() + 15) & ~15;
   const textPtr = base + 16; // short inputs read up to 4 bytes before a token
   const offsetsPtr = (textPtr + total + 64 + 15) & ~15;
@@ -85,14 +89,15 @@ function prepare(k: StageKernels): (mode: number, width: number) => void {
     at += e.length;
     offsets[i + 1] = at;
   });
-  return (mode, width) => k.fingerprintTexts(textPtr, offsetsPtr, docs.length, mode, width, 64, scratch, out, counts);
+  return (mode, width) =>
+    k.fingerprintTexts(textPtr, offsetsPtr, docs.length, mode, width, 64, scratch, out, counts, spec);
 }
 
 type Call = (mode: number, width: number) => void;
-const variants = trees.flatMap(({ label, root }) =>
+const variants = trees.flatMap(({ label, root, spec }) =>
   STAGES.map((stage) => {
     const k = compile(root, stage);
-    return { label, stage, kernels: k, call: prepare(k) as Call };
+    return { label, stage, kernels: k, call: prepare(k, spec) as Call };
   }),
 );
 const joined = new Uint8Array(total * 3 + 16);

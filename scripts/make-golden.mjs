@@ -1,5 +1,6 @@
 // Writes test/vectors/golden.jsonl: fingerprints of the default spec (SPEC_ID) for fixed inputs, which
-// test/fingerprint/golden.test.ts checks forever after. Run it ONLY when the spec changes on purpose (and bump SPEC_ID):
+// test/fingerprint/golden.test.ts checks forever after. Run it ONLY when the spec changes on purpose (and bump SPEC_ID,
+// after renaming the old file to golden-v<N>.jsonl, whose preset must keep giving it):
 //
 //   npm run build:wasm && npx tsx scripts/make-golden.mjs
 //

@@ -8,6 +8,7 @@ export {
   simhashOfHashes,
   createSimHasher,
   featureHash,
+  type SpecPreset,
   type SimHashInput,
   type SimHashResult,
   type SimHashBatch,
@@ -42,7 +43,7 @@ export type {
   SimHashOptions,
   Plan,
 } from './fingerprint/options.js';
-export { SPEC_ID } from './fingerprint/spec.js';
+export { SPEC_ID, SPEC_IDS, type SpecId } from './fingerprint/spec.js';
 export { verifyPairs, dropFeaturelessPairs } from './dedup/verify-pairs.js';
 export {
   findNearDuplicates,

@@ -1,6 +1,7 @@
-// A plain TypeScript reference of the default fingerprint spec (README, "Fingerprint spec"), written for
-// clarity, not speed: the WebAssembly kernels are checked against it. The feature hash comes from hash-wasm,
-// an independent XXH3 implementation.
+// A plain TypeScript reference of the default fingerprint spec (README, "Fingerprint spec") in both versions,
+// written for clarity, not speed: the WebAssembly kernels are checked against it. XXH3 comes from hash-wasm, an
+// independent implementation; spec 2's short-input hash and shingle hash are written out here from the README's
+// formulas, in BigInt arithmetic.
 import { createXXHash3, type IHasher } from 'hash-wasm';
 import { decodeUtf8ToString } from './utf8.js';
 
@@ -21,11 +22,61 @@ function xxh3(bytes: Uint8Array, hasher: IHasher): bigint {
   return BigInt('0x' + hasher.digest('hex'));
 }
 
-/** The spec's feature hash: XXH3-64 seed 0, plus seed 1 as the high word for 128 bits. */
-export function referenceFeatureHash(bytes: Uint8Array, bits: Bits): bigint {
-  const lo = xxh3(bytes, seed0);
-  if (bits === 128) return (xxh3(bytes, seed1) << 64n) | lo;
+/** simhash-wasm/1 or simhash-wasm/2 (the default). */
+export type RefSpec = 1 | 2;
+
+const M64 = (1n << 64n) - 1n;
+const u64 = (x: bigint) => x & M64;
+const rotl = (x: bigint, r: bigint) => u64((x << r) | (x >> (64n - r)));
+/** SplitMix64's finalizer. */
+function mix(z: bigint): bigint {
+  z = u64((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+  z = u64((z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+  return z ^ (z >> 31n);
+}
+const key = (len: number, seed: bigint) => u64(BigInt(len) * 0x9e3779b185ebca87n + seed * 0xc2b2ae3d27d4eb4fn);
+/** Little-endian unsigned integer of bytes[at..at+n). */
+function le(bytes: Uint8Array, at: number, n: number): bigint {
+  let x = 0n;
+  for (let i = n - 1; i >= 0; i--) x = (x << 8n) | BigInt(bytes[at + i]!);
+  return x;
+}
+
+/** One 64-bit word of a feature's hash with `seed` (0; 1 gives the high word of 128 bits). */
+function featureHashWord(b: Uint8Array, seed: 0n | 1n, spec: RefSpec): bigint {
+  const n = b.length;
+  if (spec === 1 || n > 16) return xxh3(b, seed === 0n ? seed0 : seed1);
+  if (n <= 8) {
+    let v = 0n;
+    if (n >= 4) v = (le(b, 0, 4) << 32n) | le(b, n - 4, 4);
+    else if (n > 0) v = BigInt(b[0]!) | (BigInt(b[n >> 1]!) << 8n) | (BigInt(b[n - 1]!) << 16n);
+    return mix(v ^ key(n, seed));
+  }
+  return mix(u64(le(b, 0, 8) * 0x165667b19e3779f9n) ^ rotl(le(b, n - 8, 8), 31n) ^ key(n, seed));
+}
+
+/** The spec's feature hash: seed 0, plus seed 1 as the high word for 128 bits. */
+export function referenceFeatureHash(bytes: Uint8Array, bits: Bits, spec: RefSpec = 2): bigint {
+  const lo = featureHashWord(bytes, 0n, spec);
+  if (bits === 128) return (featureHashWord(bytes, 1n, spec) << 64n) | lo;
   return lo;
+}
+
+/** The spec's hash of a shingle of word hashes (each the low word, seed 0, of its word's feature hash). */
+export function referenceShingleHash(words: readonly bigint[], bits: Bits, spec: RefSpec = 2): bigint {
+  const word = (seed: 0n | 1n) => {
+    if (spec === 1) {
+      const buf = new Uint8Array(words.length * 8);
+      const view = new DataView(buf.buffer);
+      words.forEach((h, i) => view.setBigUint64(i * 8, h, true));
+      return xxh3(buf, seed === 0n ? seed0 : seed1);
+    }
+    let x = words[0]!;
+    for (let i = 1; i < words.length; i++) x = rotl(x, 21n) ^ words[i]!;
+    return mix(x ^ key(8 * words.length, seed));
+  };
+  const lo = word(0n);
+  return bits === 128 ? (word(1n) << 64n) | lo : lo;
 }
 
 const utf8 = new TextEncoder();
@@ -91,18 +142,13 @@ export function wordFeatures(text: string): Uint8Array[] {
   return wordList(text, true).map((w) => utf8.encode(w.join('')));
 }
 
-export function shingleFeatures(text: string, width: number): Uint8Array[] {
-  const hashes = wordFeatures(text).map((w) => xxh3(w, seed0));
-  const pack = (hs: bigint[]) => {
-    const buf = new Uint8Array(hs.length * 8);
-    const view = new DataView(buf.buffer);
-    hs.forEach((h, i) => view.setBigUint64(i * 8, h, true));
-    return buf;
-  };
+/** A text's shingles as the word hashes (low word, seed 0) of their words; a short text is one shingle of all. */
+export function shingleWords(text: string, width: number, spec: RefSpec = 2): bigint[][] {
+  const hashes = wordFeatures(text).map((w) => featureHashWord(w, 0n, spec));
   if (hashes.length === 0) return [];
-  if (hashes.length < width) return [pack(hashes)];
-  const out: Uint8Array[] = [];
-  for (let i = 0; i + width <= hashes.length; i++) out.push(pack(hashes.slice(i, i + width)));
+  if (hashes.length < width) return [hashes];
+  const out: bigint[][] = [];
+  for (let i = 0; i + width <= hashes.length; i++) out.push(hashes.slice(i, i + width));
   return out;
 }
 
@@ -119,17 +165,24 @@ export function ngramFeatures(text: string, width: number): Uint8Array[] {
   return out;
 }
 
-export function referenceFeatures(input: RefInput, mode: Mode, width: number): Uint8Array[] {
-  if (mode === 'whitespace') return whitespaceFeatures(input);
+/** The hashes of a text's features under `mode`, in order (bits 128: both words). */
+export function referenceFeatureHashes(
+  input: RefInput,
+  mode: Mode,
+  width: number,
+  bits: 64 | 128,
+  spec: RefSpec = 2,
+): bigint[] {
+  if (mode === 'whitespace') return whitespaceFeatures(input).map((f) => referenceFeatureHash(f, bits, spec));
   // Bytes are decoded with the WHATWG decoder: every ill-formed sequence becomes U+FFFD, a separator.
   const text = typeof input === 'string' ? input : decodeUtf8ToString(input);
   switch (mode) {
     case 'words':
-      return wordFeatures(text);
+      return wordFeatures(text).map((f) => referenceFeatureHash(f, bits, spec));
     case 'shingles':
-      return shingleFeatures(text, width);
+      return shingleWords(text, width, spec).map((s) => referenceShingleHash(s, bits, spec));
     case 'ngrams':
-      return ngramFeatures(text, width);
+      return ngramFeatures(text, width).map((f) => referenceFeatureHash(f, bits, spec));
   }
 }
 
@@ -158,21 +211,22 @@ export function referenceSimhash(
   mode: Mode,
   width: number,
   bits: Bits,
+  spec: RefSpec = 2,
 ): { fingerprint: bigint; featureCount: number } {
-  const features = referenceFeatures(input, mode, width);
-  const hashes = features.map((f) => referenceFeatureHash(f, bits === 128 ? 128 : 64));
-  return { fingerprint: referenceReduce(hashes, null, bits), featureCount: features.length };
+  const hashes = referenceFeatureHashes(input, mode, width, bits === 128 ? 128 : 64, spec);
+  return { fingerprint: referenceReduce(hashes, null, bits), featureCount: hashes.length };
 }
 
 export function referenceSimhashFeatures(
   features: ReadonlyArray<string | readonly [string, number]>,
   bits: Bits,
+  spec: RefSpec = 2,
 ): bigint {
   const hashes: bigint[] = [];
   const weights: number[] = [];
   for (const f of features) {
     const [s, w] = typeof f === 'string' ? [f, 1] : f;
-    hashes.push(referenceFeatureHash(utf8.encode(s), bits === 128 ? 128 : 64));
+    hashes.push(referenceFeatureHash(utf8.encode(s), bits === 128 ? 128 : 64, spec));
     weights.push(w);
   }
   return referenceReduce(hashes, weights, bits);
@@ -187,7 +241,7 @@ export interface RefOptions {
 export type RefDocument = RefInput | ReadonlyArray<string | readonly [string, number]> | ReadonlyMap<string, number>;
 
 /** The default spec's fingerprint of any input under the spec's options (defaults: shingles of 3, n-grams of 4). */
-export function referenceFingerprint(input: RefDocument, options: RefOptions): bigint {
+export function referenceFingerprint(input: RefDocument, options: RefOptions, spec: RefSpec = 2): bigint {
   for (const key of Object.keys(options)) {
     if (!['bits', 'tokenizer', 'width', 'normalize'].includes(key)) throw new Error(`reference: no option ${key}`);
   }
@@ -195,19 +249,20 @@ export function referenceFingerprint(input: RefDocument, options: RefOptions): b
   if (input instanceof Map) input = [...input];
   if (Array.isArray(input)) {
     const features = input as ReadonlyArray<string | readonly [string, number]>;
-    if (!normalize) return referenceSimhashFeatures(features, bits);
+    if (!normalize) return referenceSimhashFeatures(features, bits, spec);
     return referenceSimhashFeatures(
       features.map((f) =>
         typeof f === 'string' ? f.normalize(normalize) : ([f[0].normalize(normalize), f[1]] as const),
       ),
       bits,
+      spec,
     );
   }
   let text = input as RefInput;
   if (normalize) text = (typeof text === 'string' ? text : decodeUtf8ToString(text)).normalize(normalize);
   const mode = options.tokenizer ?? 'shingles';
   const width = options.width ?? (mode === 'shingles' ? 3 : mode === 'ngrams' ? 4 : 0);
-  return referenceSimhash(text, mode, width, bits).fingerprint;
+  return referenceSimhash(text, mode, width, bits, spec).fingerprint;
 }
 
 /** xorshift32 as floats in [0, 1): the seeded generator of the index tests. */

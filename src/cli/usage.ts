@@ -27,7 +27,8 @@ Fingerprints:
   --bits 64|128        fingerprint width (default 64)
   --tokenizer NAME     whitespace, words, shingles (default), ngrams or segmenter
   --width N            words per shingle (default 3) or characters per n-gram (default 4)
-  --preset NAME        default (this library's spec), java or python-simhash (bit-exact with those
+  --preset NAME        default (this library's spec, now simhash-wasm/2), simhash-wasm/1 (the spec before
+                       it, for stored fingerprints), java or python-simhash (bit-exact with those
                        implementations; see the README's Presets)`;
 
 export const HELP: Record<string, string> = {

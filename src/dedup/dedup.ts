@@ -585,9 +585,9 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
 /**
  * Whether documents without features pair only with those whose trimmed text is identical, so they can be grouped
  * by that text and stay out of the join: without verification (dropFeaturelessPairs' rule), and under verification
- * when no features means no words (the built-in word tokenizers of the default preset, on the text as given).
+ * when no features means no words (the built-in word tokenizers of the default spec's presets, on the text as given).
  */
 export function featurelessByTrimmedText(plan: Plan, verify: Required<VerifyOptions> | false): boolean {
   if (verify === false) return true;
-  return plan.preset === 'default' && plan.normalize === false && plan.mode !== -1 && plan.mode !== MODE_WHITESPACE;
+  return plan.spec !== 0 && plan.normalize === false && plan.mode !== -1 && plan.mode !== MODE_WHITESPACE;
 }

@@ -10,7 +10,7 @@ import { Region, type Heap } from '../runtime/heap.js';
 import { align16, chunks, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import type { Plan } from '../fingerprint/options.js';
-import { MODE_SHINGLES } from '../fingerprint/modes.shared.js';
+import { MODE_SHINGLES, SPEC_V2 } from '../fingerprint/modes.shared.js';
 import { forestJoin, forestRoot } from './forest.js';
 
 interface VerifyKernels {
@@ -455,10 +455,13 @@ export interface PrebuiltSets {
   built: () => BuiltSets;
 }
 
-/** Whether the fingerprint's features are the verifier's shingles, so one pass can build both (dedup). */
+/**
+ * Whether the fingerprint's features are the verifier's shingles, hashed alike (spec 2, which the verifier uses
+ * whatever the preset), so one pass can build both (dedup).
+ */
 export function fingerprintsShareShingles(plan: Plan, verify: Required<VerifyOptions>): boolean {
   return (
-    plan.preset === 'default' &&
+    plan.spec === SPEC_V2 &&
     plan.mode === MODE_SHINGLES &&
     plan.width === verify.width &&
     plan.normalize === false &&

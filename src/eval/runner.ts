@@ -15,7 +15,10 @@ export interface Corpus {
 
 export interface EvalConfig {
   tokenizer: TokenizerName;
-  /** A compatibility preset ('java', 'python-simhash'): its own tokenizer and hash; `tokenizer` is then only a label. */
+  /**
+   * A preset other than the default ('simhash-wasm/1': shingles/3; 'java', 'python-simhash'): its own tokenizer and
+   * hash; `tokenizer` is then only a label.
+   */
   preset?: Preset;
   /** Shingle or n-gram width (tokenizers 'shingles' and 'ngrams'). */
   width?: number;
@@ -144,8 +147,10 @@ export function defaultGrid(): EvalConfig[] {
     grid.push({ tokenizer: 'shingles', width: 3, bits, normalize: 'NFKC' });
   }
   grid.push({ tokenizer: 'shingles', width: 3, bits: 32 }, { tokenizer: 'ngrams', width: 4, bits: 32 });
-  // Other libraries' behaviour, for comparison: the Java reference (whitespace tokens) and python simhash's defaults.
+  // The previous spec's hashes (shingles/3), and other libraries' behaviour, for comparison: the Java reference
+  // (whitespace tokens) and python simhash's defaults.
   grid.push(
+    { tokenizer: 'shingles', width: 3, preset: 'simhash-wasm/1', bits: 64 },
     { tokenizer: 'whitespace', preset: 'java', bits: 64 },
     { tokenizer: 'ngrams', preset: 'python-simhash', bits: 64 },
   );

@@ -17,6 +17,7 @@ import { checkThreads, hardwareThreads, sharedPool, type Resident } from '../run
 import { offerTasks, residentValue } from '../runtime/pool-worker.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
 import { decodeIndex, encodeIndex } from './format.js';
+import { SPEC_ID, SPEC_IDS, type SpecId } from '../fingerprint/spec.js';
 import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
 import {
   D_DIRECTORY,
@@ -55,12 +56,18 @@ export interface FingerprintIndexOptions {
   layout?: IndexLayout;
   /** Memory target for the planner, bytes per fingerprint (default 40 at 64 bits, 48 at 128). */
   bytesPerFingerprint?: number;
+  /**
+   * The fingerprint spec of the fingerprints it will hold (default SPEC_ID): recorded by serialize() so that
+   * whoever loads the file knows which preset to query it with.
+   */
+  spec?: SpecId;
 }
 
 /** What deserialize() checks the stored index against; a mismatch is a RangeError naming both values. */
 export interface DeserializeOptions {
   bits?: IndexBits;
   maxDistance?: number;
+  spec?: SpecId;
 }
 
 export interface Neighbor {
@@ -317,9 +324,20 @@ offerTasks({
   },
 });
 
+function checkSpec(spec: unknown): SpecId {
+  if (!(SPEC_IDS as readonly unknown[]).includes(spec)) {
+    throw new (typeof spec === 'string' ? RangeError : TypeError)(
+      `spec must be ${SPEC_IDS.map((id) => show(id)).join(' or ')}, got ${show(spec)}`,
+    );
+  }
+  return spec as SpecId;
+}
+
 export class FingerprintIndex {
   readonly bits: IndexBits;
   readonly maxDistance: number;
+  /** The fingerprint spec recorded with the index (the option, or the file's). */
+  readonly spec: SpecId;
   private readonly layoutOption: IndexLayout | undefined;
   private readonly budget: number | undefined;
   private readonly rt: Runtime;
@@ -351,7 +369,7 @@ export class FingerprintIndex {
       throw new TypeError(`options must be an object, got ${show(options)}`);
     }
     for (const key of Object.keys(options)) {
-      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint'].includes(key))
+      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint', 'spec'].includes(key))
         throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
     const bits = checkBits(options.bits ?? 64, 'bits');
@@ -364,6 +382,7 @@ export class FingerprintIndex {
       throw new RangeError(`bytesPerFingerprint must be a positive number, got ${show(budget)}`);
     }
     this.layoutOption = validateLayout(options.layout, bits);
+    this.spec = checkSpec(options.spec ?? SPEC_ID);
     this.bits = bits;
     this.maxDistance = k;
     this.budget = budget;
@@ -670,6 +689,7 @@ export class FingerprintIndex {
       this.idKind === 'string' ? Array.from(keys, (key) => this.strings.name(key)) : keys;
     return encodeIndex(
       {
+        spec: this.spec,
         bits: this.bits,
         maxDistance: this.maxDistance,
         layout: this.layoutOption,
@@ -683,8 +703,9 @@ export class FingerprintIndex {
   }
 
   /**
-   * Loads an index written by serialize(); throws RangeError on truncated, altered or foreign bytes, and when
-   * the stored bits or maxDistance differ from the ones `expected` names.
+   * Loads an index written by serialize() (under either spec: its `spec` says which); throws RangeError on
+   * truncated, altered or foreign bytes, and when the stored bits, maxDistance or spec differ from the ones
+   * `expected` names.
    */
   static deserialize(bytes: Uint8Array, expected: DeserializeOptions = {}): FingerprintIndex {
     const rt = wasm();
@@ -693,7 +714,8 @@ export class FingerprintIndex {
       throw new TypeError(`deserialize options must be an object, got ${show(expected)}`);
     }
     for (const key of Object.keys(expected)) {
-      if (key !== 'bits' && key !== 'maxDistance') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
+      if (key !== 'bits' && key !== 'maxDistance' && key !== 'spec')
+        throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
     const bits = expected.bits === undefined ? undefined : checkBits(expected.bits, 'bits');
     const k = expected.maxDistance;
@@ -702,7 +724,11 @@ export class FingerprintIndex {
       if (!Number.isInteger(k) || k < 0 || k > 128)
         throw new RangeError(`maxDistance must be an integer from 0 to 128, got ${show(k)}`);
     }
+    const spec = expected.spec === undefined ? undefined : checkSpec(expected.spec);
     const decoded = decodeIndex(bytes, (data) => checksum(rt, data));
+    if (spec !== undefined && decoded.spec !== spec) {
+      throw new RangeError(`the index holds ${show(decoded.spec)} fingerprints, but ${show(spec)} ones were expected`);
+    }
     if (bits !== undefined && decoded.bits !== bits) {
       throw new RangeError(`the index holds ${decoded.bits}-bit fingerprints, but ${bits}-bit ones were expected`);
     }
@@ -712,6 +738,7 @@ export class FingerprintIndex {
     let index: FingerprintIndex;
     try {
       index = new FingerprintIndex({
+        spec: decoded.spec,
         bits: decoded.bits,
         maxDistance: decoded.maxDistance,
         ...(decoded.layout !== undefined ? { layout: decoded.layout } : {}),

@@ -15,14 +15,15 @@
 //   22      1     directory bits (255: planned)     23  1  tail bits (0: planned)
 //   24      8     bytesPerFingerprint budget (f64; 0: default)
 //   32      4     count N
-//   36      2     spec id length L, then L bytes of SPEC_ID (ASCII), zero padding to a multiple of 8
+//   36      2     spec id length L, then L bytes of the spec id (ASCII: one of SPEC_IDS), zero padding to a
+//                 multiple of 8: the fingerprint spec the index holds fingerprints of
 //   ...           N fingerprints (1 or 2 u64 words each, low word first), ascending by id key
 //   ...           ids: N u32 (ascending), or N strings: u32 length in UTF-16 code units, then the code units
 //                 (u16 each), so that any JavaScript string, lone surrogates included, comes back unchanged
 //   end − 8 8     XXH64 (seed 0) of every byte before it
 //
 // Version 1 differed only in the strings: u32 UTF-8 length + UTF-8 bytes (lone surrogates became U+FFFD).
-import { SPEC_ID } from '../fingerprint/spec.js';
+import { SPEC_IDS, type SpecId } from '../fingerprint/spec.js';
 import type { IndexBits, IndexLayout } from './planner.js';
 import { show } from '../errors.js';
 
@@ -33,6 +34,7 @@ const MAGIC = [0x53, 0x48, 0x46, 0x49]; // "SHFI"
 const FIXED = 38;
 
 export interface IndexData {
+  readonly spec: SpecId;
   readonly bits: IndexBits;
   readonly maxDistance: number;
   readonly layout: IndexLayout | undefined;
@@ -51,7 +53,7 @@ function pad8(n: number): number {
 export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
   const encoder = new TextEncoder();
   const n = data.ids.length;
-  const spec = encoder.encode(SPEC_ID);
+  const spec = encoder.encode(data.spec);
   const head = pad8(FIXED + spec.length);
   const fpBytes = data.fingerprints.length * 8;
   let idBytes: Uint8Array;
@@ -178,8 +180,10 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   const head = pad8(FIXED + specLength);
   if (head > bytes.length - 8) throw invalid('spec id runs past the end');
   const spec = new TextDecoder().decode(bytes.subarray(FIXED, FIXED + specLength));
-  if (spec !== SPEC_ID)
-    throw invalid(`the index was written for fingerprint spec ${show(spec)}, this build implements ${show(SPEC_ID)}`);
+  if (!(SPEC_IDS as readonly string[]).includes(spec))
+    throw invalid(
+      `the index was written for fingerprint spec ${show(spec)}, this build implements ${SPEC_IDS.map((id) => show(id)).join(' and ')}`,
+    );
   const words = bits / 64;
   const fpEnd = head + n * words * 8;
   if (fpEnd > bytes.length - 8) throw invalid(`${n} fingerprints run past the end`);
@@ -225,6 +229,7 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   }
   if (end !== bytes.length - 8) throw invalid(`${bytes.length - 8 - end} unexpected bytes before the checksum`);
   return {
+    spec: spec as SpecId,
     bits,
     maxDistance,
     layout,

@@ -56,7 +56,7 @@ interface FingerprintKernels {
   beginHashes(bits: number, weighted: number, features: number): void;
   addHashes(hashes: number, n: number, weights: number): void;
   endHashes(out: number): number;
-  hashFeatures(bytes: number, featOffsets: number, n: number, seed: bigint, out: number): void;
+  hashFeatures(bytes: number, featOffsets: number, n: number, seed: bigint, out: number, spec: number): void;
 }
 
 function kernels(rt: Runtime): FingerprintKernels {
@@ -577,14 +577,22 @@ export function simhashOfHashes(hashes: BigUint64Array, options: HashesOptions =
   return words === 2 ? (u64[(out >>> 3) + 1]! << 64n) | u64[out >>> 3]! : u64[out >>> 3]!;
 }
 
+/** The presets whose feature hash featureHash gives: the default spec's versions. */
+export type SpecPreset = 'default' | 'simhash-wasm/2' | 'simhash-wasm/1';
+
 /**
- * The default spec's hash of one feature: XXH3-64 of its UTF-8 bytes (seed 0; at 128 bits, seed 1 gives the high
- * word).
+ * The hash of one feature (its UTF-8 bytes, or the bytes given) under a version of the default spec (README,
+ * "Fingerprint spec"; seed 0, and at 128 bits seed 1 gives the high word): what a word or a feature-list entry adds
+ * to the counters. Shingles are hashed from their words' hashes, not from bytes.
  */
-export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigint {
+export function featureHash(feature: string | Uint8Array, bits: Bits = 64, preset: SpecPreset = 'default'): bigint {
   checkBits(bits);
   if (typeof feature !== 'string' && !(feature instanceof Uint8Array)) {
     throw new TypeError(`feature must be a string or a Uint8Array, got ${show(feature)}`);
+  }
+  const spec = typeof preset === 'string' && Object.hasOwn(PRESETS, preset) ? PRESETS[preset as SpecPreset].spec : 0;
+  if (spec === 0) {
+    throw new RangeError(`preset must be 'default', 'simhash-wasm/2' or 'simhash-wasm/1', got ${show(preset)}`);
   }
   const rt = wasm();
   const r = regions(rt);
@@ -592,10 +600,10 @@ export function featureHash(feature: string | Uint8Array, bits: Bits = 64): bigi
     typeof feature === 'string' ? encodeStrings(rt.heap, r.text, [feature]) : encodeTexts(rt.heap, r.text, [feature]);
   const work = r.work.reserve(32);
   rt.heap.u32.set(enc.offsets, work >>> 2);
-  kernels(rt).hashFeatures(enc.ptr, work, 1, 0n, work + 16);
+  kernels(rt).hashFeatures(enc.ptr, work, 1, 0n, work + 16, spec);
   const lo = rt.heap.u64[(work + 16) >>> 3]!;
   if (bits === 32) return lo & 0xffffffffn;
   if (bits === 64) return lo;
-  kernels(rt).hashFeatures(enc.ptr, work, 1, 1n, work + 16);
+  kernels(rt).hashFeatures(enc.ptr, work, 1, 1n, work + 16, spec);
   return (rt.heap.u64[(work + 16) >>> 3]! << 64n) | lo;
 }

@@ -7,3 +7,6 @@ export const MODE_SHINGLES = 2;
 export const MODE_NGRAMS = 3;
 /** The largest shingle or n-gram width. */
 export const MAX_WIDTH = 64;
+/** Hash versions of the default spec's kernels (assembly/feature-hash.ts): simhash-wasm/1 and simhash-wasm/2. */
+export const SPEC_V1 = 1;
+export const SPEC_V2 = 2;

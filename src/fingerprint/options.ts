@@ -5,7 +5,7 @@ import { MAX_WIDTH, MODE_NGRAMS, MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS } fr
 import { PRESETS } from './presets/presets.js';
 
 export type Bits = 32 | 64 | 128;
-export type Preset = 'default' | 'java' | 'python-simhash';
+export type Preset = 'default' | 'simhash-wasm/2' | 'simhash-wasm/1' | 'java' | 'python-simhash';
 export type TokenizerName = 'whitespace' | 'words' | 'shingles' | 'ngrams' | 'segmenter';
 /** A feature: a string (weight 1 per occurrence) or a [feature, weight] pair. */
 export type Feature = string | readonly [string, number];
@@ -16,8 +16,10 @@ export interface SimHashOptions {
   /** Fingerprint width: 64 (default), 128 or 32. */
   bits?: Bits;
   /**
-   * 'default' is this library's versioned spec; 'java' reproduces the Java reference implementation;
-   * 'python-simhash' reproduces the Python package `simhash` (1e0ng) 2.x, with its own fixed tokenizer.
+   * 'default' is this library's versioned spec (SPEC_ID, now 'simhash-wasm/2', which names it for good);
+   * 'simhash-wasm/1' is the spec before it, for fingerprints stored under it; 'java' reproduces the Java reference
+   * implementation; 'python-simhash' reproduces the Python package `simhash` (1e0ng) 2.x, with its own fixed
+   * tokenizer.
    */
   preset?: Preset;
   /** How text becomes features (default 'shingles'); ignored for inputs that are already features. */
@@ -47,6 +49,8 @@ export interface Plan {
   readonly locale: string | undefined;
   /** WASM tokenizer mode, or -1 when the tokenizer runs in JavaScript. */
   readonly mode: number;
+  /** The default spec's hash version (SPEC_V1, SPEC_V2) for its presets, 0 for the others. */
+  readonly spec: number;
 }
 
 const DEFAULTS = { bits: 64, preset: 'default', shingleWidth: 3, ngramWidth: 4 } as const;
@@ -115,5 +119,5 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
     typeof tokenizer === 'function' || tokenizer === 'segmenter'
       ? -1
       : WASM_MODES[tokenizer as keyof typeof WASM_MODES];
-  return Object.freeze({ bits, preset, tokenizer, width, normalize, locale, mode });
+  return Object.freeze({ bits, preset, tokenizer, width, normalize, locale, mode, spec: rules.spec });
 }

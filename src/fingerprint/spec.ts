@@ -2,4 +2,8 @@
  * The fingerprint spec this build implements (see README, "Fingerprint spec"). It changes whenever any default
  * fingerprint could change; indexes and stored fingerprints record it.
  */
-export const SPEC_ID = 'simhash-wasm/1';
+export const SPEC_ID = 'simhash-wasm/2';
+
+/** Every spec this build implements (the earlier ones as presets of the same name), oldest first. */
+export const SPEC_IDS = ['simhash-wasm/1', SPEC_ID] as const;
+export type SpecId = (typeof SPEC_IDS)[number];

@@ -87,7 +87,10 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
       [['dedup', '--format', 'xml'], /--format must be one of jsonl, csv/],
       [['dedup', '--field', 'body', 'x'], /--field needs --jsonl/],
       [['hash', '--bits', '32'], /--bits must be one of 64, 128/],
-      [['hash', '--preset', 'nope'], /preset must be 'default', 'java' or 'python-simhash', got "nope"/],
+      [
+        ['hash', '--preset', 'nope'],
+        /preset must be 'default', 'simhash-wasm\/2', 'simhash-wasm\/1', 'java' or 'python-simhash', got "nope"/,
+      ],
       [['hash', '--preset', 'java', '--tokenizer', 'words'], /preset 'java' tokenizes on whitespace only/],
       [['dedup', '--sample', 'extra'], /give no inputs/],
     ];

@@ -5,6 +5,7 @@ import { sortPairs } from '../../src/dedup/dedup-groups.js';
 import { findWithPlan, tableShares } from '../../src/dedup/join.js';
 import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
+import { hammingDistance } from '../../src/fingerprint/bits.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { asStrings, bruteForce } from './join-reference.js';
 
@@ -439,19 +440,25 @@ describe('dedup', () => {
   ];
 
   it('finds duplicates, clusters them under the first document, and reports timings', () => {
-    // The edited copy (3) is 12 bits from the original: k = 12 is the boundary that must find it.
-    const r = dedup(texts, { k: 12, pairs: 'all' });
-    expect(r.fingerprints).toEqual(simhashMany(texts));
+    // k = the edited copy's (3) distance from the original is the boundary that must find it; one less must not.
+    const fps = simhashMany(texts);
+    const d = hammingDistance(fps[0]!, fps[3]!);
+    expect(d).toBeGreaterThan(0);
+    expect(d).toBeLessThan(20); // unrelated texts are about 32 apart
+    const r = dedup(texts, { k: d, pairs: 'all' });
+    expect(r.fingerprints).toEqual(fps);
     expect(r.clusterOf[0]).toBe(0);
     expect(r.clusterOf[2]).toBe(0);
-    expect([r.clusterOf[3], asStrings(r.pairs)]).toEqual([0, expect.arrayContaining(['0,3,12', '2,3,12'])]);
+    expect([r.clusterOf[3], asStrings(r.pairs)]).toEqual([0, expect.arrayContaining([`0,3,${d}`, `2,3,${d}`])]);
     expect(r.clusterOf[1]).toBe(1);
     expect(r.clusterOf[4]).toBe(4);
     expect(r.clusterCount).toBe(new Set(r.clusterOf).size);
-    expect(asStrings(r.pairs)).toEqual(bruteForce(r.fingerprints, 12, 64));
+    expect(asStrings(r.pairs)).toEqual(bruteForce(r.fingerprints, d, 64));
     expect(r.timings.total).toBeGreaterThanOrEqual(r.timings.join);
     // The default lists the pairs that explain the clusters: the copy (2) with its first (0), then 0 with 3.
-    expect(asStrings(dedup(texts, { k: 12 }).pairs)).toEqual(['0,2,0', '0,3,12']);
+    expect(asStrings(dedup(texts, { k: d }).pairs)).toEqual(['0,2,0', `0,3,${d}`]);
+    const below = dedup(texts, { k: d - 1 });
+    expect([below.clusterOf[3], asStrings(below.pairs)]).toEqual([3, ['0,2,0']]);
   });
 
   it('passes bits and tokenizer options through to simhash', () => {

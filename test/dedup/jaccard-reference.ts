@@ -1,14 +1,14 @@
-// The plain reference of verification: word shingles of test/reference.ts hashed by hash-wasm's XXH3 (call
-// loadReference first), as bigint sets, and the rule dedup applies to a pair. Plus seeded corpora of near copies.
+// The plain reference of verification: word shingles of test/reference.ts with their spec-2 hashes (which the
+// verifier uses whatever the preset; call loadReference first), as bigint sets, and the rule dedup applies to a pair. Plus seeded corpora of near copies.
 import { decodeUtf8ToString } from '../utf8.js';
-import { randomDocument, referenceFeatureHash, rng, shingleFeatures } from '../reference.js';
+import { randomDocument, referenceShingleHash, rng, shingleWords } from '../reference.js';
 
 const refSets = new Map<string, Set<bigint>>();
 export function refSet(text: string | Uint8Array, width = 3): Set<bigint> {
   const s = typeof text === 'string' ? text : decodeUtf8ToString(text);
   const key = `${width}:${s}`;
   let set = refSets.get(key);
-  if (!set) refSets.set(key, (set = new Set(shingleFeatures(s, width).map((f) => referenceFeatureHash(f, 64)))));
+  if (!set) refSets.set(key, (set = new Set(shingleWords(s, width).map((w) => referenceShingleHash(w, 64)))));
   return set;
 }
 

@@ -196,7 +196,8 @@ describe('dedupStream', () => {
     );
     await expect(dedupStream([null] as never, { reread })).rejects.toThrow(TypeError);
     await expect(dedupStream([{ text: 'x', offset: -1 }], { reread })).rejects.toThrow(RangeError);
-    await expect(dedupStream(docsOf(texts), { reread: () => ['only one'] })).rejects.toThrow(
+    // k = 64: the two texts are a candidate pair whatever their distance, so their texts are read again.
+    await expect(dedupStream(docsOf(texts), { reread: () => ['only one'], k: 64 })).rejects.toThrow(
       /reread must return one text per document asked for \(2\)/,
     );
     const failing = async function* () {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createXXHash64 } from 'hash-wasm';
-import { FingerprintIndex, SPEC_ID } from '../../src/index.js';
+import { FingerprintIndex, SPEC_ID, simhashMany } from '../../src/index.js';
 import { checksum } from '../../src/fingerprint-index/fingerprint-index.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { xorshiftRng } from '../reference.js';
@@ -107,6 +108,37 @@ describe('serialize / deserialize', () => {
     expect(view.getUint16(4, true)).toBe(2);
     expect(view.getBigUint64(bytes.length - 8, true)).toBe(await xxh64(bytes.subarray(0, bytes.length - 8)));
     index.free();
+  });
+
+  it('loads an index written under simhash-wasm/1 by the release before spec 2, keeps its spec and writes it back', () => {
+    // test/vectors/index-simhash-wasm-1.bin: serialize() of the previous release (SPEC_ID 'simhash-wasm/1'), four
+    // string ids with the fingerprints of simhashMany(texts) under that spec.
+    const texts = [
+      'the quick brown fox jumps over the lazy dog',
+      'the quick brown fox jumped over the lazy dog',
+      'lorem ipsum dolor sit amet',
+      'near-duplicate detection with simhash',
+    ];
+    const file = new Uint8Array(fs.readFileSync(new URL('../vectors/index-simhash-wasm-1.bin', import.meta.url)));
+    const index = FingerprintIndex.deserialize(file);
+    expect(index.spec).toBe('simhash-wasm/1');
+    expect(index.size).toBe(4);
+    // Its fingerprints are the old spec's: the preset of that name finds them, the current spec's do not.
+    const old = simhashMany(texts, { preset: 'simhash-wasm/1' });
+    expect(index.query(old[2]!, 0)).toEqual([{ id: 'lorem', distance: 0 }]);
+    expect(index.query(simhashMany(texts)[2]!, 0)).toEqual([]);
+    expect(index.serialize()).toEqual(file); // the same bytes, spec id included
+    expect(() => FingerprintIndex.deserialize(file, { spec: SPEC_ID })).toThrow(RangeError);
+    expect(() => FingerprintIndex.deserialize(file, { spec: SPEC_ID })).toThrow(/"simhash-wasm\/1".*"simhash-wasm\/2"/);
+    FingerprintIndex.deserialize(file, { spec: 'simhash-wasm/1' }).free();
+    index.free();
+    const labelled = new FingerprintIndex({ spec: 'simhash-wasm/1' });
+    expect(labelled.spec).toBe('simhash-wasm/1');
+    expect(FingerprintIndex.deserialize(labelled.serialize()).spec).toBe('simhash-wasm/1');
+    labelled.free();
+    expect(new FingerprintIndex().spec).toBe(SPEC_ID);
+    expect(() => new FingerprintIndex({ spec: 'simhash-wasm/3' as never })).toThrow(RangeError);
+    expect(() => new FingerprintIndex({ spec: 2 as never })).toThrow(TypeError);
   });
 
   it('rejects every truncation with a clear RangeError', () => {

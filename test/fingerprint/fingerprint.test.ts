@@ -18,6 +18,7 @@ import {
   referenceSimhashFeatures,
   rng,
   type Mode,
+  type RefSpec,
 } from '../reference.js';
 
 beforeAll(loadReference);
@@ -34,34 +35,51 @@ const MODES: Array<[Mode, number]> = [
   ['ngrams', 7],
 ];
 
-function options(mode: Mode, width: number, bits: Bits) {
-  return mode === 'shingles' || mode === 'ngrams' ? { tokenizer: mode, width, bits } : { tokenizer: mode, bits };
+/** The default spec's versions: the preset that runs each, and the reference's number for it. */
+const SPECS = [
+  { preset: 'default', ref: 2 },
+  { preset: 'simhash-wasm/1', ref: 1 },
+] as const satisfies ReadonlyArray<{ preset: string; ref: RefSpec }>;
+
+function options(mode: Mode, width: number, bits: Bits, preset: (typeof SPECS)[number]['preset'] = 'default') {
+  const tokenizer = mode === 'shingles' || mode === 'ngrams' ? { tokenizer: mode, width } : { tokenizer: mode };
+  return { ...tokenizer, bits, preset };
 }
 
-describe('feature hash', () => {
-  it('is XXH3-64 (seed 0, and seed 1 for the high word) of the UTF-8 bytes, checked against hash-wasm', () => {
+describe.each(SPECS)('feature hash, preset $preset', ({ preset, ref }) => {
+  it("is the spec's hash (XXH3-64 from hash-wasm past 16 bytes, or always in spec 1) of the UTF-8 bytes", () => {
     const next = rng(1);
     for (let len = 0; len < 600; len += len < 80 ? 1 : 37) {
       const bytes = new Uint8Array(len).map(() => Math.floor(next() * 256));
-      for (const bits of [64, 128] as const) expect(featureHash(bytes, bits)).toBe(referenceFeatureHash(bytes, bits));
-      expect(featureHash(bytes, 32)).toBe(referenceFeatureHash(bytes, 64) & 0xffffffffn);
+      for (const bits of [64, 128] as const)
+        expect(featureHash(bytes, bits, preset)).toBe(referenceFeatureHash(bytes, bits, ref));
+      expect(featureHash(bytes, 32, preset)).toBe(referenceFeatureHash(bytes, 64, ref) & 0xffffffffn);
     }
-    expect(featureHash('café', 64)).toBe(referenceFeatureHash(new TextEncoder().encode('café'), 64));
+    expect(featureHash('café', 64, preset)).toBe(referenceFeatureHash(new TextEncoder().encode('café'), 64, ref));
   });
 });
 
-describe('text fingerprints match the plain TypeScript reference', () => {
+describe('feature hash arguments', () => {
+  it("takes only the default spec's presets", () => {
+    expect(featureHash('a')).toBe(featureHash('a', 64, 'simhash-wasm/2'));
+    expect(() => featureHash('a', 64, 'java' as never)).toThrow(RangeError);
+    expect(() => featureHash('a', 64, 'java' as never)).toThrow(/got "java"/);
+    expect(() => featureHash('a', 64, 'simhash-wasm/3' as never)).toThrow(RangeError);
+  });
+});
+
+describe.each(SPECS)('text fingerprints match the plain TypeScript reference, preset $preset', ({ preset, ref }) => {
   for (const bits of WIDTHS) {
     for (const [mode, width] of MODES) {
       it(`${mode}${width ? ' width ' + width : ''} at ${bits} bits on random multilingual documents`, () => {
         const next = rng(bits * 100 + width * 7 + mode.length);
-        const hasher = createSimHasher(options(mode, width, bits));
+        const hasher = createSimHasher(options(mode, width, bits, preset));
         const docs: string[] = [];
         for (let i = 0; i < 60; i++) docs.push(randomDocument(next, i < 50 ? 30 : 400));
         const batch = hasher.hashManyDetailed(docs);
         const words = bits === 128 ? 2 : 1;
         docs.forEach((doc, i) => {
-          const expected = referenceSimhash(doc, mode, width, bits);
+          const expected = referenceSimhash(doc, mode, width, bits, ref);
           const single = hasher.hashDetailed(doc);
           expect(single.fingerprint, JSON.stringify(doc)).toBe(expected.fingerprint);
           expect(single.featureCount).toBe(expected.featureCount);
@@ -84,8 +102,8 @@ describe('text fingerprints match the plain TypeScript reference', () => {
         while (s.length < len)
           s += next() < 0.2 ? ' ' : next() < 0.05 ? 'é' : String.fromCharCode(97 + Math.floor(next() * 26));
         s = s.slice(0, len);
-        expect(simhash(s, options(mode, width, 64)), `${mode} ${JSON.stringify(s)}`).toBe(
-          referenceSimhash(s, mode, width, 64).fingerprint,
+        expect(simhash(s, options(mode, width, 64, preset)), `${mode} ${JSON.stringify(s)}`).toBe(
+          referenceSimhash(s, mode, width, 64, ref).fingerprint,
         );
       }
     }
@@ -93,21 +111,24 @@ describe('text fingerprints match the plain TypeScript reference', () => {
 });
 
 describe('feature lists and weights', () => {
-  it('a list of features equals the reference, weighted or not, at every width', () => {
-    const next = rng(7);
-    for (const bits of WIDTHS) {
-      for (let t = 0; t < 40; t++) {
-        const n = Math.floor(next() * 300);
-        const feats: Array<string | [string, number]> = [];
-        for (let i = 0; i < n; i++) {
-          const f = randomDocument(next, 2);
-          if (t % 2 === 0) feats.push(f);
-          else feats.push([f, t % 4 === 1 ? Math.floor(next() * 10) - 3 : (next() - 0.3) * 1e3]);
+  it.each(SPECS)(
+    'a list of features equals the reference, weighted or not, at every width, preset $preset',
+    ({ preset, ref }) => {
+      const next = rng(7);
+      for (const bits of WIDTHS) {
+        for (let t = 0; t < 40; t++) {
+          const n = Math.floor(next() * 300);
+          const feats: Array<string | [string, number]> = [];
+          for (let i = 0; i < n; i++) {
+            const f = randomDocument(next, 2);
+            if (t % 2 === 0) feats.push(f);
+            else feats.push([f, t % 4 === 1 ? Math.floor(next() * 10) - 3 : (next() - 0.3) * 1e3]);
+          }
+          expect(simhash(feats, { bits, preset }), `trial ${t}`).toBe(referenceSimhashFeatures(feats, bits, ref));
         }
-        expect(simhash(feats, { bits }), `trial ${t}`).toBe(referenceSimhashFeatures(feats, bits));
       }
-    }
-  });
+    },
+  );
 
   it('a Map of weights equals the same pairs, and counts are weights', () => {
     const map = new Map([

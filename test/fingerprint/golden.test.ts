@@ -1,11 +1,13 @@
 // The default spec's golden vectors (test/vectors/golden.jsonl, written once by scripts/make-golden.mjs): any
 // change to any value fails here, and every value is recomputed by the plain reference (test/reference.ts), so the
 // file cannot hold what only the implementation believes. If the spec changes on purpose, bump SPEC_ID and
-// regenerate the file.
+// regenerate the file. The vectors of each earlier spec stay, frozen, and its preset must give them forever
+// (test/vectors/golden-v1.jsonl: preset 'simhash-wasm/1').
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import {
   SPEC_ID,
+  type SpecPreset,
   featureHash,
   simhash,
   simhashMany,
@@ -15,7 +17,13 @@ import {
   type SimHashInput,
   type SimHashOptions,
 } from '../../src/index.js';
-import { loadReference, referenceFeatureHash, referenceFingerprint, type RefOptions } from '../reference.js';
+import {
+  loadReference,
+  referenceFeatureHash,
+  referenceFingerprint,
+  type RefOptions,
+  type RefSpec,
+} from '../reference.js';
 
 beforeAll(loadReference);
 
@@ -31,15 +39,9 @@ type Entry =
   | { kind: 'map'; name: string; entries: [string, number][]; results: Result[] }
   | { kind: 'featureHash'; feature: string; hashes: { bits: Bits; hash: string }[] };
 
-const entries = fs
-  .readFileSync(new URL('../vectors/golden.jsonl', import.meta.url), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as Entry);
-const header = entries[0]!;
-const inputs = entries.filter((e): e is Exclude<Entry, { kind: 'header' } | { kind: 'featureHash' }> => 'results' in e);
+type Input = Exclude<Entry, { kind: 'header' } | { kind: 'featureHash' }>;
 
-function inputOf(e: (typeof inputs)[number]): SimHashInput {
+function inputOf(e: Input): SimHashInput {
   switch (e.kind) {
     case 'text':
       return e.text;
@@ -52,10 +54,26 @@ function inputOf(e: (typeof inputs)[number]): SimHashInput {
   }
 }
 
-describe('golden vectors of the default spec', () => {
-  it('were written for this SPEC_ID and cover every tokenizer, width and kind of input', () => {
+const SPECS: Array<{ file: string; spec: string; preset: SpecPreset; ref: RefSpec }> = [
+  { file: 'golden.jsonl', spec: SPEC_ID, preset: 'default', ref: 2 },
+  { file: 'golden-v1.jsonl', spec: 'simhash-wasm/1', preset: 'simhash-wasm/1', ref: 1 },
+];
+
+describe.each(SPECS)('golden vectors of $spec ($file, preset $preset)', ({ file, spec, preset, ref }) => {
+  const entries = fs
+    .readFileSync(new URL(`../vectors/${file}`, import.meta.url), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Entry);
+  const header = entries[0]!;
+  const inputs = entries.filter((e): e is Input => 'results' in e);
+  /** The options a value was written with, under this file's preset. */
+  const withPreset = (options: Result['options']): Result['options'] =>
+    preset === 'default' ? options : { ...options, preset };
+
+  it('were written for their spec and cover every tokenizer, width and kind of input', () => {
     expect(header.kind).toBe('header');
-    expect((header as { spec: string }).spec).toBe(SPEC_ID);
+    expect((header as { spec: string }).spec).toBe(spec);
     const texts = inputs.filter((e) => e.kind === 'text');
     expect(texts.length).toBeGreaterThanOrEqual(30);
     for (const name of ['empty', 'whitespace only', 'emoji sequences', 'lone high surrogate', 'long text']) {
@@ -76,7 +94,7 @@ describe('golden vectors of the default spec', () => {
     for (const e of inputs) {
       const input = inputOf(e);
       for (const r of e.results) {
-        const got = toHex(simhash(input, r.options), r.options.bits);
+        const got = toHex(simhash(input, withPreset(r.options)), r.options.bits);
         if (got !== r.fingerprint)
           changed.push(`${e.kind} ${JSON.stringify(e.name)} ${JSON.stringify(r.options)}: ${r.fingerprint} -> ${got}`);
       }
@@ -89,7 +107,7 @@ describe('golden vectors of the default spec', () => {
     let checked = 0;
     for (const e of inputs) {
       for (const r of e.results) {
-        const expected = toHex(referenceFingerprint(inputOf(e), r.options as RefOptions), r.options.bits);
+        const expected = toHex(referenceFingerprint(inputOf(e), r.options as RefOptions, ref), r.options.bits);
         checked++;
         if (expected !== r.fingerprint)
           differ.push(
@@ -113,7 +131,7 @@ describe('golden vectors of the default spec', () => {
       }
     }
     for (const { options, inputs: batch, expected } of byOptions.values()) {
-      const fps = simhashMany(batch, options);
+      const fps = simhashMany(batch, withPreset(options));
       const got = expected.map((_, i) =>
         toHex(options.bits === 128 ? (fps[2 * i + 1]! << 64n) | fps[2 * i]! : fps[i]!, options.bits),
       );
@@ -126,10 +144,10 @@ describe('golden vectors of the default spec', () => {
     expect(hashes.length).toBeGreaterThan(3);
     for (const e of hashes) {
       for (const h of e.hashes) {
-        expect(toHex(featureHash(e.feature, h.bits), h.bits), e.feature).toBe(h.hash);
-        // The reference: XXH3-64 from hash-wasm; 32 bits is the low half.
-        const ref = referenceFeatureHash(new TextEncoder().encode(e.feature), h.bits === 128 ? 128 : 64);
-        expect(toHex(h.bits === 32 ? ref & 0xffffffffn : ref, h.bits), e.feature).toBe(h.hash);
+        expect(toHex(featureHash(e.feature, h.bits, preset), h.bits), e.feature).toBe(h.hash);
+        // The reference (XXH3 from hash-wasm, spec 2's short inputs written out); 32 bits is the low half.
+        const expected = referenceFeatureHash(new TextEncoder().encode(e.feature), h.bits === 128 ? 128 : 64, ref);
+        expect(toHex(h.bits === 32 ? expected & 0xffffffffn : expected, h.bits), e.feature).toBe(h.hash);
       }
     }
   });

@@ -1,7 +1,7 @@
 // The text kernel's internal boundaries, checked against the plain TypeScript reference (test/reference.ts, with
 // hash-wasm's XXH3): tokens are queued and hashed in batches of 128, shingle hashes keep a window of 256 word
-// hashes, and shingles of 3..8 words (17..64 bytes) take a straight-line XXH3 path while other widths take the
-// general one. Documents here have token counts on both sides of every batch and window boundary.
+// hashes, and in spec 1 shingles of 3..8 words (17..64 bytes) take a straight-line XXH3 path while other widths
+// take the general one. Documents here have token counts on both sides of every batch and window boundary.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimHasher, type Bits } from '../../src/index.js';
 import { loadReference, randomDocument, referenceSimhash, rng, type Mode } from '../reference.js';
@@ -24,16 +24,21 @@ const COUNTS = [0, 1, 2, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 384, 385, 1
 
 describe('text kernel batches and shingle paths', () => {
   for (const bits of [64, 128] as Bits[]) {
-    it(`shingles of every width class around batch and window boundaries at ${bits} bits`, () => {
+    it(`shingles of every width class around batch and window boundaries at ${bits} bits, both specs`, () => {
       const next = rng(1500 + bits);
       for (const width of [1, 2, 3, 4, 5, 8, 9, 64]) {
-        const hasher = createSimHasher({ tokenizer: 'shingles', width, bits });
-        for (const tokens of COUNTS) {
-          const doc = wordsDocument(next, tokens);
-          const expected = referenceSimhash(doc, 'shingles', width, bits);
-          const got = hasher.hashDetailed(doc);
-          expect(got.fingerprint, `width ${width}, ${tokens} words`).toBe(expected.fingerprint);
-          expect(got.featureCount).toBe(expected.featureCount);
+        for (const [preset, ref] of [
+          ['default', 2],
+          ['simhash-wasm/1', 1],
+        ] as const) {
+          const hasher = createSimHasher({ tokenizer: 'shingles', width, bits, preset });
+          for (const tokens of COUNTS) {
+            const doc = wordsDocument(next, tokens);
+            const expected = referenceSimhash(doc, 'shingles', width, bits, ref);
+            const got = hasher.hashDetailed(doc);
+            expect(got.fingerprint, `${preset}, width ${width}, ${tokens} words`).toBe(expected.fingerprint);
+            expect(got.featureCount).toBe(expected.featureCount);
+          }
         }
       }
     });

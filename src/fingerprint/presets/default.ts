@@ -1,5 +1,6 @@
 // The default preset: this library's versioned spec (SPEC_ID, README "Fingerprint spec"). Texts are tokenized,
-// hashed (XXH3-64 of each feature's UTF-8 bytes) and reduced inside WebAssembly by assembly/fingerprint.ts.
+// hashed (assembly/feature-hash.ts) and reduced inside WebAssembly by assembly/fingerprint.ts. The same kernels
+// with the first version's hashes are the preset 'simhash-wasm/1', so fingerprints stored under it keep working.
 // Its feature-list rules and batch layout are reused by the java preset, which differs only in its kernels.
 import { show } from '../../errors.js';
 import type { Heap, Region } from '../../runtime/heap.js';
@@ -13,6 +14,7 @@ import {
 } from '../../runtime/marshal.js';
 import type { Runtime } from '../../runtime/wasm.js';
 import type { Plan } from '../options.js';
+import { SPEC_V1, SPEC_V2 } from '../modes.shared.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './preset.js';
 
 interface DefaultKernels {
@@ -26,8 +28,9 @@ interface DefaultKernels {
     scratch: number,
     out: number,
     counts: number,
+    spec: number,
   ): void;
-  fingerprintFeatures: FeatureKernel;
+  fingerprintFeatures(...args: [...Parameters<FeatureKernel>, spec: number]): void;
 }
 
 /** The signature of the feature kernels: the fields of a FeatureBatch, then the width and the outputs. */
@@ -172,7 +175,18 @@ function runEncodedTexts(rt: Runtime, encoded: EncodedTexts, plan: Plan): Kernel
   const b = layoutTexts(rt, encoded, plan.bits);
   // The word tokenizers fold case into scratch: up to twice the longest document's bytes.
   const scratch = plan.mode > 0 ? regions(rt).scratch.reserve(2 * b.longest + 64) : 0;
-  kernels(rt).fingerprintTexts(b.bytes, b.offsets, b.count, plan.mode, plan.width, plan.bits, scratch, b.out, b.counts);
+  kernels(rt).fingerprintTexts(
+    b.bytes,
+    b.offsets,
+    b.count,
+    plan.mode,
+    plan.width,
+    plan.bits,
+    scratch,
+    b.out,
+    b.counts,
+    plan.spec,
+  );
   return b;
 }
 
@@ -180,32 +194,42 @@ function kernels(rt: Runtime): DefaultKernels {
   return rt.kernels as unknown as DefaultKernels;
 }
 
-export const defaultPreset: PresetDefinition = {
-  defaultTokenizer: 'shingles',
-  checkOptions() {},
-  checkTokenizer() {},
-  textsAsStrings: false,
-  collectFeatures,
-  mapFeatures,
+/** The default spec's kernels with hash version `spec` (the plan carries it to the kernels). */
+function defaultFamily(spec: number): PresetDefinition {
+  return {
+    spec,
+    defaultTokenizer: 'shingles',
+    checkOptions() {},
+    checkTokenizer() {},
+    textsAsStrings: false,
+    collectFeatures,
+    mapFeatures,
 
-  runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
-    return runEncodedTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts), plan);
-  },
+    runTexts(rt: Runtime, texts: ReadonlyArray<string | Uint8Array>, plan: Plan): KernelOutput {
+      return runEncodedTexts(rt, encodeTexts(rt.heap, regions(rt).text, texts), plan);
+    },
 
-  runEncodedTexts,
+    runEncodedTexts,
 
-  runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
-    const b = layoutFeatures(rt, docs, plan.bits, encodeStrings);
-    kernels(rt).fingerprintFeatures(
-      b.bytes,
-      b.featOffsets,
-      b.docOffsets,
-      b.count,
-      b.weights,
-      plan.bits,
-      b.out,
-      b.counts,
-    );
-    return { out: b.out, counts: b.counts };
-  },
-};
+    runFeatures(rt: Runtime, docs: readonly FeatureDoc[], plan: Plan): KernelOutput {
+      const b = layoutFeatures(rt, docs, plan.bits, encodeStrings);
+      kernels(rt).fingerprintFeatures(
+        b.bytes,
+        b.featOffsets,
+        b.docOffsets,
+        b.count,
+        b.weights,
+        plan.bits,
+        b.out,
+        b.counts,
+        plan.spec,
+      );
+      return { out: b.out, counts: b.counts };
+    },
+  };
+}
+
+/** 'default' and 'simhash-wasm/2': the current spec (SPEC_ID). */
+export const defaultPreset = defaultFamily(SPEC_V2);
+/** 'simhash-wasm/1': the first spec, XXH3-64 for every feature and shingle. */
+export const specV1Preset = defaultFamily(SPEC_V1);

@@ -19,6 +19,7 @@ function kernels(rt: Runtime): JavaKernels {
 }
 
 export const javaPreset: PresetDefinition = {
+  spec: 0,
   defaultTokenizer: 'whitespace',
   checkOptions() {},
   checkTokenizer(tokenizer: TokenizerName | TokenizerFunction) {

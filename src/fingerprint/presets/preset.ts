@@ -21,6 +21,11 @@ export interface KernelOutput {
 }
 
 export interface PresetDefinition<Doc extends FeatureDoc = FeatureDoc> {
+  /**
+   * The hash version (SPEC_V1, SPEC_V2 of modes.shared.ts) of the presets that run the default spec's kernels;
+   * 0 for presets that reproduce another implementation.
+   */
+  readonly spec: number;
   /** The tokenizer used when the options name none. */
   readonly defaultTokenizer: TokenizerName;
   /** Runs before the general checks: throws for options this preset does not take. */

@@ -236,6 +236,7 @@ export function runPythonFeatures(rt: Runtime, docs: readonly PythonFeatureDoc[]
 }
 
 export const pythonPreset: PresetDefinition<PythonFeatureDoc> = {
+  spec: 0,
   // The package's tokenizer is fixed (lowercase, \w runs joined, windows of 4 code points); only a tokenizer
   // function may replace it. Plans record it as 'ngrams' of width 4.
   defaultTokenizer: 'ngrams',
