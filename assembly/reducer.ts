@@ -95,8 +95,9 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
 
 // ---- unit weights -------------------------------------------------------------------------------------------
 
+// A call: it runs once per BUF_WORDS features, and inlined into every addUnit it bloats the tokenizers' loops.
 // @ts-ignore: decorator
-@inline function flushUnit(): void {
+@noinline function flushUnit(): void {
   if (buffered == 0) return;
   features += <u64>(buffered >> (step - 1));
   // Pad with zero words up to a multiple of 32 words (16 per lane): zeros add no one bits.
