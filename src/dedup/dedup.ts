@@ -132,8 +132,7 @@ export function findNearDuplicates(
   checkIdenticalPairs(fps, bits);
   const plan = planJoinFor(fps, n, k, bits);
   // A worker costs tens of milliseconds to start and a copy of the input: small joins stay on this thread.
-  if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
-    return findInThreads(fps, plan, n, threads);
+  if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST) return findInThreads(fps, plan, threads);
   const pairs = joinOnThisThread(fps, plan, n, k, bits);
   return threads > 1 ? Promise.resolve(pairs) : pairs;
 }
@@ -235,12 +234,7 @@ const MIN_THREADED_COST = 20e6;
  * The tables split into `threads` contiguous shares: share 0 here, the others in pool workers at the same time;
  * a pair is emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
  */
-export async function findInThreads(
-  fps: BigUint64Array,
-  plan: JoinPlan,
-  n: number,
-  threads: number,
-): Promise<NearDuplicatePairs> {
+export async function findInThreads(fps: BigUint64Array, plan: JoinPlan, threads: number): Promise<NearDuplicatePairs> {
   const rt = wasm();
   const shares = Math.min(threads, plan.tables.length);
   const share = tableShares(plan, shares);
@@ -267,7 +261,7 @@ export async function findInThreads(
     await Promise.allSettled(jobs);
     throw error;
   }
-  return mergePairKeys(rt, fps, plan, n, [own, ...(await Promise.all(jobs))]);
+  return mergePairKeys(rt, fps, plan, [own, ...(await Promise.all(jobs))]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

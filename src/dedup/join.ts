@@ -147,7 +147,7 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
     plan,
     plan.tables.map((_, t) => t),
   );
-  return sortAndUnpack(rt, plan, n, ptr, count, fpsPtr);
+  return sortAndUnpack(rt, plan.bits, n, ptr, count, fpsPtr);
 }
 
 /**
@@ -207,7 +207,7 @@ export function walkTables(
     at += size;
   }
 
-  const pairShift = Math.max(1, Math.ceil(Math.log2(n)));
+  const pairShift = pairShiftFor(n);
   const lowShift = 64 - plan.sortBits;
   const topMask = plan.sortBits === 0 ? 0n : ((1n << BigInt(plan.sortBits)) - 1n) << BigInt(lowShift);
   // The first pass scatters straight from the fingerprints; a plan that sorts nothing (compare all) still takes
@@ -462,10 +462,20 @@ function topBits(width: number): bigint {
   return ((1n << BigInt(w)) - 1n) << BigInt(64 - w);
 }
 
+/** Where a pair key (a << shift | b, a < b) of a join over n fingerprints puts a: enough bits for any b. */
+export function pairShiftFor(n: number): number {
+  return Math.max(1, Math.ceil(Math.log2(n)));
+}
+
+/** This heap's region for pair keys as a join emits them (dedup's band join writes its keys there too). */
+export function pairKeysRegion(heap: Heap): Region {
+  return joinRegions(heap).pairs;
+}
+
 /** Sorts pair keys by (a, b) and splits them into the result arrays with distances. */
-export function sortAndUnpack(
+function sortAndUnpack(
   rt: Runtime,
-  plan: JoinPlan,
+  bits: 64 | 128,
   n: number,
   ptr: number,
   count: number,
@@ -474,7 +484,7 @@ export function sortAndUnpack(
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
   const r = joinRegions(heap);
-  const pairShift = Math.max(1, Math.ceil(Math.log2(n)));
+  const pairShift = pairShiftFor(n);
   const { passes, digitBits } = pairSortPasses(2 * pairShift);
   const histBytes = align16(passes * (1 << digitBits) * 4);
   const keyBytes = align16(count * 8);
@@ -485,7 +495,7 @@ export function sortAndUnpack(
   const outD = outB + align16(count * 4);
   kernels.radixHistogram(ptr, count, 0, digitBits, passes, hist);
   const inB = kernels.radixSort(ptr, 0, 0, tmp, 0, 0, count, 0, digitBits, 0, passes, 0, hist);
-  kernels.joinUnpack(inB ? tmp : ptr, count, pairShift, fpsPtr, plan.bits / 64, outA, outB, outD);
+  kernels.joinUnpack(inB ? tmp : ptr, count, pairShift, fpsPtr, bits / 64, outA, outB, outD);
   return {
     a: heap.u32.slice(outA >>> 2, (outA >>> 2) + count),
     b: heap.u32.slice(outB >>> 2, (outB >>> 2) + count),
@@ -498,22 +508,34 @@ export function mergePairKeys(
   rt: Runtime,
   fps: BigUint64Array,
   plan: JoinPlan,
-  n: number,
   parts: BigUint64Array[],
 ): NearDuplicatePairs {
   const { heap } = rt;
-  const r = joinRegions(heap);
   let count = 0;
   for (const part of parts) count += part.length;
-  const ptr = r.pairs.reserve(count * 8 + 16);
+  const ptr = pairKeysRegion(heap).reserve(count * 8 + 16);
   let at = ptr >>> 3;
   for (const part of parts) {
     heap.u64.set(part, at);
     at += part.length;
   }
-  const fpsPtr = r.fps.reserve(fps.byteLength + 16);
-  heap.u64.set(fps, fpsPtr >>> 3);
-  return sortAndUnpack(rt, plan, n, ptr, count, fpsPtr);
+  return sortPairKeys(rt, fps, plan.bits, ptr, count);
+}
+
+/**
+ * Sorts the `count` pair keys at `ptr` (in the pairs region; see pairShiftFor) of a join over `fps` by (a, b) and
+ * unpacks them, with each pair's distance from the fingerprints (copied in).
+ */
+export function sortPairKeys(
+  rt: Runtime,
+  fps: BigUint64Array,
+  bits: 64 | 128,
+  ptr: number,
+  count: number,
+): NearDuplicatePairs {
+  const fpsPtr = joinRegions(rt.heap).fps.reserve(fps.byteLength + 16);
+  rt.heap.u64.set(fps, fpsPtr >>> 3);
+  return sortAndUnpack(rt, bits, fps.length / (bits / 64), ptr, count, fpsPtr);
 }
 
 /** The pool task that walks some of a plan's tables and returns their pair keys. */

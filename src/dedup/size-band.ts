@@ -16,9 +16,11 @@
 //        │    ▓▓▓▓▓▓▓▓   │
 //        └───────────────┘
 import type { Collapsed } from './dedup-groups.js';
-import { gatherFingerprints, sortPairs } from './dedup-groups.js';
-import { pairsWithinDistance, selfPairsInBand, sortByA } from '../hamming/hamming.js';
-import type { NearDuplicatePairs } from './join.js';
+import { gatherFingerprints } from './dedup-groups.js';
+import { pairsWithinDistance, selfPairChunksInBand, sortByA } from '../hamming/hamming.js';
+import { type NearDuplicatePairs, pairKeysRegion, pairShiftFor, sortPairKeys } from './join.js';
+import { align16 } from '../runtime/marshal.js';
+import { wasm } from '../runtime/wasm.js';
 
 export interface SizeBand {
   /** The groups of identical fingerprints (Collapsed.fpGroups) in the band, ordered by their smallest set size. */
@@ -100,48 +102,67 @@ export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array,
   return { order, ends, spread: Uint32Array.from(spread), pairs };
 }
 
+interface BandKernels {
+  bandPairKeys(
+    outA: number,
+    outB: number,
+    n: number,
+    ends: number,
+    order: number,
+    pairShift: number,
+    keys: number,
+  ): number;
+}
+
 /**
  * The pairs within k of the distinct fingerprints (c.distinctFps, by group number) inside the band, and those of
  * the spread groups with all, ordered by (a, b) as findNearDuplicates orders the pairs of the whole self-join.
+ * The kernel's pairs stay in WebAssembly memory: each chunk becomes pair keys of group numbers there
+ * (assembly/size-band.ts), and the keys are sorted and unpacked by the join's own code (join.ts).
  */
 export function joinInBand(c: Collapsed, band: SizeBand, k: number, bits: 64 | 128): NearDuplicatePairs {
+  const rt = wasm();
+  const { heap } = rt;
+  const kernels = rt.kernels as unknown as BandKernels;
   const words = bits / 64;
-  const { order, spread } = band;
+  const { order, ends, spread } = band;
   const groups = c.fpGroups.start.length - 1;
-  const found = selfPairsInBand(gatherFingerprints(c.distinctFps, order, words), k, bits, band.ends);
-  const a: number[] = [];
-  const b: number[] = [];
-  const d: number[] = [];
+  const pairShift = pairShiftFor(groups);
+  const keysRegion = pairKeysRegion(heap);
+  const endsPtr = heap.alloc(align16(ends.byteLength) + align16(order.byteLength));
+  const orderPtr = endsPtr + align16(ends.byteLength);
+  let cap = 1 << 16;
+  let keys = keysRegion.reserve(cap * 8);
+  let count = 0;
+  /** Room for `more` keys after the `count` written, keeping those. */
+  const room = (more: number): void => {
+    if (count + more <= cap) return;
+    cap = Math.max(2 * cap, count + more);
+    keys = keysRegion.reserve(cap * 8, count * 8);
+  };
+  try {
+    heap.u32.set(ends, endsPtr >>> 2);
+    heap.u32.set(order, orderPtr >>> 2);
+    selfPairChunksInBand(gatherFingerprints(c.distinctFps, order, words), k, bits, ends, (outA, outB, _outD, n) => {
+      room(n); // the kernel writes every pair of the chunk before it drops those beyond the band
+      count += kernels.bandPairKeys(outA, outB, n, endsPtr, orderPtr, pairShift, keys + count * 8);
+    });
+  } finally {
+    heap.release(endsPtr);
+  }
   if (spread.length > 0) {
     const isSpread = new Uint8Array(groups);
     for (const g of spread) isSpread[g] = 1;
     const cross = pairsWithinDistance(gatherFingerprints(c.distinctFps, spread, words), c.distinctFps, k, { bits });
+    room(cross.a.length);
+    const u64 = heap.u64;
     for (let p = 0; p < cross.a.length; p++) {
       const g = spread[cross.a[p]!]!;
       const h = cross.b[p]!;
       // Itself, or a spread group's pair found from the other side too: once, from the lower.
       if (h === g || (isSpread[h] === 1 && h < g)) continue;
-      a.push(Math.min(g, h));
-      b.push(Math.max(g, h));
-      d.push(cross.distance[p]!);
+      u64[(keys >>> 3) + count++] = (BigInt(Math.min(g, h)) << BigInt(pairShift)) | BigInt(Math.max(g, h));
     }
   }
-  for (let p = 0; p < found.a.length; p++) {
-    const x = order[found.a[p]!]!;
-    const y = order[found.b[p]!]!;
-    found.a[p] = Math.min(x, y);
-    found.b[p] = Math.max(x, y);
-  }
-  let out = found;
-  if (a.length > 0) {
-    const total = found.a.length + a.length;
-    out = { a: new Uint32Array(total), b: new Uint32Array(total), distance: new Uint8Array(total) };
-    out.a.set(found.a);
-    out.b.set(found.b);
-    out.distance.set(found.distance);
-    out.a.set(a, found.a.length);
-    out.b.set(b, found.a.length);
-    out.distance.set(d, found.a.length);
-  }
-  return sortPairs(groups, out);
+  return sortPairKeys(rt, c.distinctFps, bits, keys, count);
 }

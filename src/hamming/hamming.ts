@@ -528,7 +528,18 @@ function tileFirsts(ends: Uint32Array, tile: number): Uint32Array {
   return firsts;
 }
 
-function join(queries: Source, candidates: Source | null, maxDistance: number, ends?: Uint32Array): HammingPairs {
+/**
+ * The join's kernel calls: each chunk of pairs it writes (positions u32 at outA and outB, distances u8 at outD, in
+ * WebAssembly memory, valid until the next call) goes to `chunk`. With `ends` only the queries of each tile's band
+ * run; a tile takes whole query groups, so a few pairs beyond the band come too.
+ */
+function joinChunks(
+  queries: Source,
+  candidates: Source | null,
+  maxDistance: number,
+  ends: Uint32Array | undefined,
+  chunk: (outA: number, outB: number, outD: number, n: number) => void,
+): void {
   const { rt, k, regions } = runtime();
   const heap = rt.heap;
   const isSelf = candidates === null;
@@ -547,10 +558,6 @@ function join(queries: Source, candidates: Source | null, maxDistance: number, e
     if (firsts) heap.u32.set(firsts, firstsPtr >>> 2);
     heap.u32[statePtr >>> 2] = 0;
     heap.u32[(statePtr >>> 2) + 1] = 0;
-    let pairsA = new Uint32Array(1 << 14);
-    let pairsB = new Uint32Array(1 << 14);
-    let pairsD = new Uint8Array(1 << 14);
-    let length = 0;
     const wide = queries.bits === 128 ? 1 : 0;
     while (heap.u32[statePtr >>> 2]! < other.count) {
       const n = k.hammingJoin(
@@ -568,40 +575,50 @@ function join(queries: Source, candidates: Source | null, maxDistance: number, e
         cap,
         firstsPtr,
       );
-      if (length + n > pairsA.length) {
-        const size = Math.max(length + n, pairsA.length * 2);
-        if (size > 0xffffffff) throw new RangeError(`more than 2^32 - 1 pairs within k = ${maxDistance}`);
-        const grownA = new Uint32Array(size);
-        grownA.set(pairsA.subarray(0, length));
-        const grownB = new Uint32Array(size);
-        grownB.set(pairsB.subarray(0, length));
-        const grownD = new Uint8Array(size);
-        grownD.set(pairsD.subarray(0, length));
-        [pairsA, pairsB, pairsD] = [grownA, grownB, grownD];
-      }
-      pairsA.set(heap.u32.subarray(outA >>> 2, (outA >>> 2) + n), length);
-      pairsB.set(heap.u32.subarray(outB >>> 2, (outB >>> 2) + n), length);
-      pairsD.set(heap.u8.subarray(outD, outD + n), length);
-      length += n;
+      chunk(outA, outB, outD, n);
     }
-    if (ends) {
-      // A tile takes whole query groups, so a few pairs beyond the band come back: dropped here. The caller
-      // orders the pairs itself (it renumbers them first).
-      length = keepInBand(pairsA, pairsB, pairsD, length, ends);
-      return { a: pairsA.subarray(0, length), b: pairsB.subarray(0, length), distance: pairsD.subarray(0, length) };
-    }
-    // Sorted into fresh arrays from the buffers as they are; already in order (one query group), only trimmed.
-    const grown = {
-      a: pairsA.subarray(0, length),
-      b: pairsB.subarray(0, length),
-      distance: pairsD.subarray(0, length),
-    };
-    const pairs = sortByA(grown.a, grown.b, grown.distance);
-    return pairs.a === grown.a ? { a: grown.a.slice(), b: grown.b.slice(), distance: grown.distance.slice() } : pairs;
   } finally {
     if (b !== undefined && b !== a) b.done();
     a.done();
   }
+}
+
+function join(queries: Source, candidates: Source | null, maxDistance: number, ends?: Uint32Array): HammingPairs {
+  const heap = wasm().heap;
+  let pairsA = new Uint32Array(1 << 14);
+  let pairsB = new Uint32Array(1 << 14);
+  let pairsD = new Uint8Array(1 << 14);
+  let length = 0;
+  joinChunks(queries, candidates, maxDistance, ends, (outA, outB, outD, n) => {
+    if (length + n > pairsA.length) {
+      const size = Math.max(length + n, pairsA.length * 2);
+      if (size > 0xffffffff) throw new RangeError(`more than 2^32 - 1 pairs within k = ${maxDistance}`);
+      const grownA = new Uint32Array(size);
+      grownA.set(pairsA.subarray(0, length));
+      const grownB = new Uint32Array(size);
+      grownB.set(pairsB.subarray(0, length));
+      const grownD = new Uint8Array(size);
+      grownD.set(pairsD.subarray(0, length));
+      [pairsA, pairsB, pairsD] = [grownA, grownB, grownD];
+    }
+    pairsA.set(heap.u32.subarray(outA >>> 2, (outA >>> 2) + n), length);
+    pairsB.set(heap.u32.subarray(outB >>> 2, (outB >>> 2) + n), length);
+    pairsD.set(heap.u8.subarray(outD, outD + n), length);
+    length += n;
+  });
+  if (ends) {
+    // The pairs beyond the band are dropped here. The caller orders the pairs itself (it renumbers them first).
+    length = keepInBand(pairsA, pairsB, pairsD, length, ends);
+    return { a: pairsA.subarray(0, length), b: pairsB.subarray(0, length), distance: pairsD.subarray(0, length) };
+  }
+  // Sorted into fresh arrays from the buffers as they are; already in order (one query group), only trimmed.
+  const grown = {
+    a: pairsA.subarray(0, length),
+    b: pairsB.subarray(0, length),
+    distance: pairsD.subarray(0, length),
+  };
+  const pairs = sortByA(grown.a, grown.b, grown.distance);
+  return pairs.a === grown.a ? { a: grown.a.slice(), b: grown.b.slice(), distance: grown.distance.slice() } : pairs;
 }
 
 /** Compacts the first `length` pairs to those with b < ends[a]; returns how many are left. */
@@ -626,6 +643,23 @@ export function selfPairsInBand(fps: BigUint64Array, k: number, bits: HammingBit
   const src = source(fps, { bits });
   if (ends.length !== src.count) throw new RangeError(`ends has ${ends.length} entries for ${src.count} fingerprints`);
   return join(src, null, checkK(k, src.bits), ends);
+}
+
+/**
+ * @internal selfPairsInBand's pairs as the kernel writes them, chunk by chunk, for a caller that keeps them in
+ * WebAssembly memory (dedup's band join): positions at outA and outB (u32), distances at outD, n of them, valid
+ * until `chunk` returns; a few beyond the band (b ≥ ends[a]) come too, for the caller to drop.
+ */
+export function selfPairChunksInBand(
+  fps: BigUint64Array,
+  k: number,
+  bits: HammingBits,
+  ends: Uint32Array,
+  chunk: (outA: number, outB: number, outD: number, n: number) => void,
+): void {
+  const src = source(fps, { bits });
+  if (ends.length !== src.count) throw new RangeError(`ends has ${ends.length} entries for ${src.count} fingerprints`);
+  joinChunks(src, null, checkK(k, src.bits), ends, chunk);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

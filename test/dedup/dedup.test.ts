@@ -219,7 +219,7 @@ describe('findNearDuplicates', () => {
       const fps = planted(4000, 4, bits, 77);
       const one = findNearDuplicates(fps, { k: 4, bits });
       // Small joins stay on one thread: the worker path is forced here with the planned tables.
-      const viaWorker = await findInThreads(fps, planJoin(4000, 4, bits), 4000, 2);
+      const viaWorker = await findInThreads(fps, planJoin(4000, 4, bits), 2);
       expect(asStrings(viaWorker)).toEqual(asStrings(one));
       expect(asStrings(await findNearDuplicates(fps, { k: 4, bits, threads: 2 }))).toEqual(asStrings(one));
     }

@@ -384,7 +384,7 @@ describe('findNearDuplicates on N threads', () => {
           // Small joins stay on one thread: the threaded path is forced with the planned tables.
           const plan = planJoin(n, k, bits);
           expect(
-            pairStrings(await findInThreads(fps, plan, n, threads)),
+            pairStrings(await findInThreads(fps, plan, threads)),
             `bits ${bits} k ${k} threads ${threads}`,
           ).toEqual(one);
           expect(pairStrings(await findNearDuplicates(fps, { k, bits, threads }))).toEqual(one);
