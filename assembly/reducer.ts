@@ -83,6 +83,25 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
   if (b >= BUF_WORDS) flushUnit();
 }
 
+// 64-bit unit features written straight into the buffer by a loop that keeps its cursor in a local (the default
+// words loop, tokenize.ts): unitCursor where the next hash goes, unitsUpTo when the cursor reaches unitLimit.
+// @ts-ignore: decorator
+@inline export function unitCursor(): usize {
+  return BUF + (<usize>buffered << 3);
+}
+
+// @ts-ignore: decorator
+@inline export function unitLimit(): usize {
+  return BUF + (<usize>BUF_WORDS << 3);
+}
+
+/** The features written up to `cursor` are added (a full buffer is folded); returns where the next one goes. */
+export function unitsUpTo(cursor: usize): usize {
+  buffered = <i32>((cursor - BUF) >> 3);
+  if (buffered >= BUF_WORDS) flushUnit();
+  return BUF + (<usize>buffered << 3);
+}
+
 // @ts-ignore: decorator
 @inline export function addWeighted(lo: u64, hi: u64, w: f64): void {
   let i = <i32>(features & (BUF_WORDS / 2 - 1));
