@@ -59,6 +59,12 @@ import { xxh3, xxh3Long, xxh3Mid } from './xxh3';
   return mix(x ^ key(<u64>w << 3, seed));
 }
 
+/** shingleHash of the three word hashes a, b, c (seed 0): the default width, without the loop over the window. */
+// @ts-ignore: decorator
+@inline export function shingleHash3(a: u64, b: u64, c: u64): u64 {
+  return mix((rotl<u64>(rotl<u64>(a, 21) ^ b, 21) ^ c) ^ key(24, 0));
+}
+
 /**
  * Spec 1's hash of a feature: XXH3-64. A call, not inlined: the tokenizers inline spec 2's hash, and a second
  * inlined hash in each of them cost 9 KiB per build for the preset that only keeps stored fingerprints working.

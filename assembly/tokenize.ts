@@ -7,7 +7,7 @@
 // Mode numbers and the width limit are shared with the TypeScript side (defined once, in that file).
 import { MAX_WIDTH, MODE_SHINGLES, MODE_WORDS, SPEC_V1 } from '../src/fingerprint/modes.shared';
 import { xxh3, xxh3Mid, SEED_HIGH } from './xxh3';
-import { featureHash, featureHashV1, shingleHash, shingleHashV1 } from './feature-hash';
+import { featureHash, featureHashV1, shingleHash, shingleHash3, shingleHashV1 } from './feature-hash';
 import { addUnit, unitCursor, unitLimit, unitsUpTo } from './reducer';
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from './unicode';
 
@@ -189,20 +189,60 @@ function flushTokens(): void {
     }
     // Verification: the same values as below, stored (one test per batch of words, none per shingle).
     let out = sink + (<usize>collected << 3);
-    for (; i < n; i++) {
-      let p = first + (<usize>i << 3);
-      let h = shingleOf(p, width, 0);
-      store<u64>(out, h);
-      if (tee) addUnit(h, wide ? shingleOf(p, width, SEED_HIGH) : 0);
-      out += 8;
-      collected++;
+    if (!v1 && !wide && width == 3) {
+      // dedup's default (fingerprints and shingle sets in one pass): as the default loop below.
+      let cursor = unitCursor();
+      let limit = unitLimit();
+      collected += max(0, n - i);
+      for (; i < n; i++) {
+        let p = first + (<usize>i << 3);
+        let h = shingleHash3(load<u64>(p), load<u64>(p, 8), load<u64>(p, 16));
+        store<u64>(out, h);
+        out += 8;
+        if (tee) {
+          store<u64>(cursor, h);
+          cursor += 8;
+          if (cursor >= limit) cursor = unitsUpTo(cursor);
+        }
+      }
+      if (tee) unitsUpTo(cursor);
+    } else {
+      for (; i < n; i++) {
+        let p = first + (<usize>i << 3);
+        let h = shingleOf(p, width, 0);
+        store<u64>(out, h);
+        if (tee) addUnit(h, wide ? shingleOf(p, width, SEED_HIGH) : 0);
+        out += 8;
+        collected++;
+      }
     }
   } else if (!v1 && !wide) {
-    for (; i < n; i++) {
-      let p = first + (<usize>i << 3);
-      if (STAGE == 3) profileSink += shingleHash(p, width, 0);
-      else addUnit(shingleHash(p, width, 0), 0);
+    // The default: the reducer's cursor in a local, as in tokenRun, and the window of three words unrolled.
+    let cursor = unitCursor();
+    let limit = unitLimit();
+    if (width == 3) {
+      for (; i < n; i++) {
+        let p = first + (<usize>i << 3);
+        let h = shingleHash3(load<u64>(p), load<u64>(p, 8), load<u64>(p, 16));
+        if (STAGE == 3) profileSink += h;
+        else {
+          store<u64>(cursor, h);
+          cursor += 8;
+          if (cursor >= limit) cursor = unitsUpTo(cursor);
+        }
+      }
+    } else {
+      for (; i < n; i++) {
+        let h = shingleHash(first + (<usize>i << 3), width, 0);
+        if (STAGE == 3) profileSink += h;
+        else {
+          store<u64>(cursor, h);
+          cursor += 8;
+          if (cursor >= limit) cursor = unitsUpTo(cursor);
+        }
+      }
     }
+    if (STAGE != 3) unitsUpTo(cursor);
   } else if (v1 && width >= 3 && width <= 8) {
     // Spec 1's widths 3..8: XXH3's straight-line 17..64-byte path, inlined here once (not in every tokenizer).
     let len = <usize>width << 3;
