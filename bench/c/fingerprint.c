@@ -1,28 +1,51 @@
 // Native baseline for bench/fingerprint.bench.ts: the text kernel of assembly/tokenize.ts, assembly/feature-hash.ts
 // (spec simhash-wasm/2), assembly/xxh3.ts and assembly/reducer.ts, 64-bit fingerprints with unit weights, in C,
-// compiled by the bench at run time (gcc -O3 -march=native) and run as a child process. Never part of the package.
-// It shows how far the WebAssembly is from what this machine does with the same algorithm: 64-byte blocks turned
-// into token masks, tokens read off the masks with ctz, the same hashes, per-bit counts. ASCII texts only (the
-// bench keeps only those): the WebAssembly's code-point path is not ported, so each mode is its ASCII fast path.
+// compiled by the bench at run time and run as a child process. Never part of the package. It shows how far the
+// WebAssembly is from what this machine does with the same algorithm: 64-byte blocks turned into token masks,
+// tokens read off the masks with ctz, the same hashes, per-bit counts. ASCII texts only (the bench keeps only
+// those): the WebAssembly's code-point path is not ported, so each mode is its ASCII fast path.
+//
+// Builds: gcc -O3 -march=native (AVX-512 masks and gathers here); the same without the vectoriser; gcc for SSE4
+// only (128-bit vectors, WebAssembly's width); and clang --target=wasm32 -msimd128, a WebAssembly module that
+// the bench runs in the same engine as the library (exports `pass` and `heap`, no main; see wasm_pass below).
 //
 // usage: fingerprint <file> <whitespace|words|shingles> <reps>, where the file is a sequence of records
 // [u32 little-endian byte length][bytes]  ->  one JSON object on stdout: the best and median of `reps` timed
 // passes (each fingerprints every document once), in ms, and a checksum of the fingerprints that the bench
 // compares with the library's (XOR over documents of fingerprint * (index + 1) mod 2^64).
 #include <stdint.h>
+#include <stddef.h>
+#ifdef __wasm__
+#define memcpy __builtin_memcpy
+#define memset __builtin_memset
+#include <wasm_simd128.h>
+// No compiler-rt here: the 128-bit product XXH3's long path needs, from 32-bit halves (as WebAssembly does it).
+__int128 __multi3(__int128 a, __int128 b) {
+  uint64_t x = (uint64_t)a, y = (uint64_t)b;
+  uint64_t xl = (uint32_t)x, xh = x >> 32, yl = (uint32_t)y, yh = y >> 32;
+  uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+  uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+  uint64_t lo = (mid << 32) | (uint32_t)ll, hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+  hi += (uint64_t)(a >> 64) * y + x * (uint64_t)(b >> 64);
+  return (__int128)(((unsigned __int128)hi << 64) | lo);
+}
+#else
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__AVX512BW__) || defined(__BMI__)
+#endif
+#if defined(__AVX512BW__) || defined(__BMI__) || defined(__SSSE3__)
 #include <immintrin.h>
 #endif
 
+#ifndef __wasm__
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -405,6 +428,81 @@ INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
   uint64_t digit = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(10));
   return letter | digit;
 }
+#elif defined(__wasm_simd128__)
+// WebAssembly SIMD: the SSE path below in wasm_simd128.h's names (swizzle, bitmask).
+INLINE void load_lanes16(const uint8_t *p, size_t n, v128_t v[4]) {
+  if (n >= 64) {
+    for (int i = 0; i < 4; i++) v[i] = wasm_v128_load(p + 16 * i);
+  } else {
+    uint8_t b[64] __attribute__((aligned(16))) = {0};
+    memcpy(b, p, n);
+    for (int i = 0; i < 4; i++) v[i] = wasm_v128_load(b + 16 * i);
+  }
+}
+INLINE uint64_t whitespace_mask(const uint8_t *p, size_t n) {
+  const v128_t table = wasm_i8x16_make(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0);
+  v128_t v[4];
+  load_lanes16(p, n, v);
+  uint64_t sep = 0;
+  for (int i = 0; i < 4; i++) {
+    v128_t t = wasm_i8x16_swizzle(table, wasm_v128_and(v[i], wasm_i8x16_splat(0x0F)));
+    sep |= (uint64_t)wasm_i8x16_bitmask(wasm_i8x16_eq(t, v[i])) << (16 * i);
+  }
+  return ~sep;
+}
+INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
+  v128_t v[4];
+  load_lanes16(p, n, v);
+  uint64_t m = 0;
+  for (int i = 0; i < 4; i++) {
+    v128_t lower = wasm_v128_or(v[i], wasm_i8x16_splat(0x20));
+    wasm_v128_store(q + 16 * i, lower);
+    v128_t letter = wasm_i8x16_lt(wasm_i8x16_sub(lower, wasm_i8x16_splat((char)('a' + 128))), wasm_i8x16_splat(-128 + 26));
+    v128_t digit = wasm_i8x16_lt(wasm_i8x16_sub(v[i], wasm_i8x16_splat((char)('0' + 128))), wasm_i8x16_splat(-128 + 10));
+    m |= (uint64_t)wasm_i8x16_bitmask(wasm_v128_or(letter, digit)) << (16 * i);
+  }
+  return m;
+}
+#elif defined(__SSSE3__)
+// 128-bit vectors, the width WebAssembly's SIMD has: the same masks from four 16-byte lanes per block, each
+// turned into 16 mask bits by a byte movemask (WebAssembly's i8x16.bitmask).
+INLINE void load_lanes16(const uint8_t *p, size_t n, __m128i v[4]) {
+  if (n >= 64) {
+    for (int i = 0; i < 4; i++) v[i] = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+  } else {
+    uint8_t b[64] __attribute__((aligned(16))) = {0};
+    memcpy(b, p, n);
+    for (int i = 0; i < 4; i++) v[i] = _mm_load_si128((const __m128i *)(b + 16 * i));
+  }
+}
+
+INLINE uint64_t whitespace_mask(const uint8_t *p, size_t n) {
+  const __m128i table = _mm_setr_epi8(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0);
+  __m128i v[4];
+  load_lanes16(p, n, v);
+  uint64_t sep = 0;
+  for (int i = 0; i < 4; i++) {
+    __m128i t = _mm_shuffle_epi8(table, _mm_and_si128(v[i], _mm_set1_epi8(0x0F)));
+    sep |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(t, v[i])) << (16 * i);
+  }
+  return ~sep;
+}
+
+// Letters by a signed compare after a shift of the range to the bottom of the signed bytes (no unsigned byte
+// compare in SSE, nor in WebAssembly's i8x16.lt_u form that V8 maps to one instruction).
+INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
+  __m128i v[4];
+  load_lanes16(p, n, v);
+  uint64_t m = 0;
+  for (int i = 0; i < 4; i++) {
+    __m128i lower = _mm_or_si128(v[i], _mm_set1_epi8(0x20));
+    _mm_storeu_si128((__m128i *)(q + 16 * i), lower);
+    __m128i letter = _mm_cmplt_epi8(_mm_sub_epi8(lower, _mm_set1_epi8((char)('a' + 128))), _mm_set1_epi8(-128 + 26));
+    __m128i digit = _mm_cmplt_epi8(_mm_sub_epi8(v[i], _mm_set1_epi8((char)('0' + 128))), _mm_set1_epi8(-128 + 10));
+    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(letter, digit)) << (16 * i);
+  }
+  return m;
+}
 #else
 // Other targets: byte loops over a zero-padded copy, which never read past the document.
 INLINE uint64_t whitespace_mask(const uint8_t *p, size_t n) {
@@ -528,6 +626,17 @@ PASS(pass_whitespace, WHITESPACE)
 PASS(pass_words, WORDS)
 PASS(pass_shingles, SHINGLES)
 
+#ifdef __wasm__
+// The WebAssembly module's entry: the bench lays out Doc records, a Work and the output in its memory (from
+// `heap` on) and calls one pass per timing, fed from the same JS strings as the library.
+__attribute__((export_name("pass"))) void wasm_pass(int mode, const Doc *docs, size_t n, const Work *w, uint64_t *out) {
+  if (mode == 0) pass_whitespace(docs, n, w, out);
+  else if (mode == 1) pass_words(docs, n, w, out);
+  else pass_shingles(docs, n, w, out);
+}
+extern unsigned char __heap_base;
+__attribute__((export_name("heap"))) size_t heap(void) { return (size_t)&__heap_base; }
+#else
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -602,3 +711,5 @@ int main(int argc, char **argv) {
          mode, count, bytes, times[0], times[reps / 2], (unsigned long long)checksum, REDUCER);
   return 0;
 }
+
+#endif
