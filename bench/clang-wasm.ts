@@ -1,7 +1,7 @@
-// The native baseline's C (bench/c/fingerprint.c) compiled to WebAssembly by clang and run in the same engine as
-// the library, fed from the same JS strings with TextEncoder.encodeInto on every pass, as the library is. What
-// it measures: how the library's AssemblyScript kernel compares with the C algorithm on WebAssembly itself, so
-// that the distance to native C splits into what the platform costs and what the kernel costs.
+// The native baselines' C (bench/c) compiled to WebAssembly by clang and run in the same engine as the library;
+// the text kernel fed from the same JS strings with TextEncoder.encodeInto on every pass, as the library is. What
+// it measures: how the library's AssemblyScript kernels compare with the C algorithms on WebAssembly itself, so
+// that the distance to native C splits into what the platform costs and what our kernels cost.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,12 +23,15 @@ function clangCandidates(): string[] {
 }
 
 /**
- * Compiles the C kernel to `dir`/fingerprint.wasm; returns the compiler's version line and the module bytes, or
+ * Compiles bench/c/`name`.c to `dir`/`name`.wasm; returns the compiler's version line and the module bytes, or
  * undefined (rows skipped, reason on stderr) when no clang with a wasm32 target and wasm-ld is installed.
  */
-export function compileClangWasm(dir: string): { compiler: string; bytes: Uint8Array<ArrayBuffer> } | undefined {
-  const source = new URL('./c/fingerprint.c', import.meta.url).pathname;
-  const out = path.join(dir, 'fingerprint.wasm');
+export function compileClangWasm(
+  dir: string,
+  name: 'fingerprint' | 'hamming',
+): { compiler: string; bytes: Uint8Array<ArrayBuffer> } | undefined {
+  const source = new URL(`./c/${name}.c`, import.meta.url).pathname;
+  const out = path.join(dir, `${name}.wasm`);
   const flags = ['--target=wasm32', '-O3', '-msimd128', '-mbulk-memory', '-nostdlib', '-DREDUCER_PLANES'];
   const link = ['-Wl,--no-entry', '-Wl,--export-memory'];
   let lastError = 'no clang found';
@@ -41,7 +44,7 @@ export function compileClangWasm(dir: string): { compiler: string; bytes: Uint8A
       lastError = (error as Error).message.split('\n')[0]!;
     }
   }
-  console.error(`clang WebAssembly baseline skipped: ${lastError}`);
+  console.error(`clang WebAssembly baseline (${name}) skipped: ${lastError}`);
   return undefined;
 }
 

@@ -187,7 +187,7 @@ export async function run(): Promise<BenchRow[]> {
   if (binaries.size > 0) writeRecords(recordFile, ascii);
   runNative();
   // The same C compiled to WebAssembly by clang, in this engine, from the same strings (bench/clang-wasm.ts).
-  const clangModule = compileClangWasm(nativeDir);
+  const clangModule = compileClangWasm(nativeDir, 'fingerprint');
   const clangFingerprints = new Map<TokenizerName, BigUint64Array>();
   if (clangModule) {
     const clang = new ClangFingerprinter(clangModule.bytes, ascii);

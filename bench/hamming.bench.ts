@@ -19,6 +19,7 @@ import {
   withinDistance,
 } from '../src/index.js';
 import { scanLayout } from '../src/hamming/hamming.js';
+import { compileClangWasm } from './clang-wasm.js';
 import { randomWords } from './corpus.js';
 import type { BenchRow } from './bench-row.js';
 
@@ -114,6 +115,45 @@ function native(binary: string, n: number, passes: number, reps: number, seed: n
   return JSON.parse(execFileSync(binary, [n, passes, reps, K, seed].map(String), { encoding: 'utf8' })) as NativeResult;
 }
 
+/**
+ * bench/c/hamming.c compiled to WebAssembly by clang (bench/clang-wasm.ts) and run in this engine over a copy of
+ * the same words: the C loops on the library's platform.
+ */
+class ClangScans {
+  private constructor(
+    readonly compiler: string,
+    private readonly x: {
+      distances(f: number, n: number, q: bigint, out: number): void;
+      distancesScalar(f: number, n: number, q: bigint, out: number): void;
+      count(f: number, n: number, q: bigint, k: number): number;
+      countScalar(f: number, n: number, q: bigint, k: number): number;
+    },
+    private readonly fps: number,
+    private readonly out: number,
+  ) {}
+
+  static compile(dir: string, words: BigUint64Array): ClangScans | undefined {
+    const module = compileClangWasm(dir, 'hamming');
+    if (!module) return undefined;
+    const x = new WebAssembly.Instance(new WebAssembly.Module(module.bytes)).exports as unknown as ClangScans['x'] & {
+      memory: WebAssembly.Memory;
+      heap(): number;
+    };
+    const fps = (x.heap() + 63) & ~63;
+    const out = fps + words.byteLength;
+    const grow = out + words.length + 64 - x.memory.buffer.byteLength;
+    if (grow > 0) x.memory.grow(Math.ceil(grow / 65536));
+    new BigUint64Array(x.memory.buffer, fps, words.length).set(words);
+    return new ClangScans(module.compiler, x, fps, out);
+  }
+
+  run(scan: 'distances' | 'distancesScalar' | 'count' | 'countScalar', n: number, query: bigint): unknown {
+    return scan.startsWith('count')
+      ? this.x[scan as 'count'](this.fps, n, query, K)
+      : this.x[scan as 'distances'](this.fps, n, query, this.out);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Data and timing
 
@@ -145,7 +185,14 @@ const ratio = (fast: Timing, slow: Timing): string => `${(slow.median / fast.med
  * so that load on a shared machine hits both alike; each figure is the best of all rounds (load only adds time).
  * From DRAM: 10^7 resident fingerprints. In cache: their first 10^5 (800 KB, in L2), 50 passes per sample.
  */
-function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distanceSum: number, hits: number): BenchRow[] {
+function nativeRows(
+  binary: string,
+  clang: ClangScans | undefined,
+  fps: BigUint64Array,
+  query: bigint,
+  distanceSum: number,
+  hits: number,
+): BenchRow[] {
   const resident = FingerprintSet.from(fps);
   const cached = FingerprintSet.from(fps.subarray(0, JOIN));
   const out = new Uint8Array(SCAN);
@@ -179,6 +226,17 @@ function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distance
       }, 7);
       keepBest(wasm, 'cache distances', cacheScan.best / passes);
       keepBest(wasm, 'cache count', cacheCount.best / passes);
+      if (clang) {
+        // Each scan's faster loop of the two (plain, and unrolled as ours), as clang compiled them.
+        for (const scan of ['distances', 'distancesScalar', 'count', 'countScalar'] as const) {
+          const key = scan.replace('Scalar', '');
+          keepBest(c, `clang dram ${key}`, time(() => clang.run(scan, SCAN, query), 5).best);
+          const cached = time(() => {
+            for (let r = 0; r < passes; r++) clang.run(scan, JOIN, query);
+          }, 7);
+          keepBest(c, `clang cache ${key}`, cached.best / passes);
+        }
+      }
     }
     // Both layouts forced, alternating, on the same resident set: what the kept one (timed on the first large
     // scans, src/hamming/scan-layout.ts) is worth on this machine.
@@ -218,7 +276,23 @@ function nativeRows(binary: string, fps: BigUint64Array, query: bigint, distance
       ratio: `${(vec / w).toFixed(2)}× C, ${(scalar / w).toFixed(2)}× scalar C`,
     };
   };
+  const clangRow = (where: 'dram' | 'cache'): BenchRow => {
+    const n = where === 'dram' ? SCAN : JOIN;
+    const [d, k, cd, ck] = [
+      wasm[`${where} distances`]!,
+      wasm[`${where} count`]!,
+      c[`clang ${where} distances`]!,
+      c[`clang ${where} count`]!,
+    ];
+    return {
+      name: `64-bit distances / count within k=3, 1 query × ${where === 'dram' ? '10⁷ (DRAM)' : '10⁵ in cache'}, vs the C compiled to WebAssembly (${clang!.compiler}, -O3 -msimd128), same engine`,
+      value: `${g(n, d)} / ${g(n, k)}·10⁹ fp/s`,
+      baseline: `C as WebAssembly ${g(n, cd)} / ${g(n, ck)}·10⁹`,
+      ratio: `${(cd / d).toFixed(2)}× / ${(ck / k).toFixed(2)}× C as WebAssembly`,
+    };
+  };
   return [
+    ...(clang ? [clangRow('dram'), clangRow('cache')] : []),
     row('64-bit distances, 1 query × 10⁷ (DRAM), best of 3 rounds vs native C', 'dram', 'distances'),
     row('64-bit count within k=3, 1 query × 10⁷ (DRAM), vs native C', 'dram', 'count'),
     row('64-bit within k=3 (3 hits), 1 query × 10⁷ (DRAM), vs native C', 'dram', 'within'),
@@ -259,7 +333,8 @@ export async function run(): Promise<BenchRow[]> {
   // Native C over the same words: 10^7 from DRAM, then the first 10^5 (800 KB, in L2) 50 passes per sample.
   const binary = nativeBinary();
   if (binary) {
-    rows.push(...nativeRows(binary, fps64, query64, distanceSum, hits));
+    const clang = ClangScans.compile(path.dirname(binary), fps64);
+    rows.push(...nativeRows(binary, clang, fps64, query64, distanceSum, hits));
     fs.rmSync(path.dirname(binary), { recursive: true, force: true });
   }
   rows.push(

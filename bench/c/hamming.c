@@ -1,21 +1,29 @@
 // Native baseline for bench/hamming.bench.ts: the same one-query scans as assembly/hamming.ts, in C, compiled
 // by the bench at run time (gcc -O3 -march=native) and run as a child process. Never part of the package.
 // Data: the bench's xorshift32 generator (bench/corpus.ts randomWords), so both sides scan the same words; the
-// printed checksums let the bench check that.
+// printed checksums let the bench check that. With clang --target=wasm32 it builds a WebAssembly module instead
+// (no main; the scans exported, see the end), which the bench runs in the same engine as the library.
 //
 // usage: hamming <n> <passes> <reps> <k> <seed>  ->  one JSON object on stdout: for each scan the median and
 // best of `reps` timed samples, in ms per pass over n (a sample runs `passes` passes, so small n stays in cache)
+#include <stddef.h>
 #include <stdint.h>
+#ifdef __wasm__
+#define memcpy __builtin_memcpy
+#else
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#endif
 
+#ifndef __wasm__
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
+#endif
 
 // The plain loops, as gcc -O3 -march=native compiles them (vectorised where the target has a vector popcount).
 __attribute__((noinline)) void distances(const uint64_t *fps, size_t n, uint64_t q, uint8_t *out) {
@@ -37,7 +45,11 @@ __attribute__((noinline)) size_t within(const uint64_t *fps, size_t n, uint64_t 
 
 // The loops of assembly/hamming.ts, scalar popcnt only (no vectoriser): what a WebAssembly engine could match
 // instruction for instruction.
+#ifdef __clang__
+#define NOVEC __attribute__((noinline)) // clang has no per-function switch; the wasm32 build compares both loops
+#else
 #define NOVEC __attribute__((noinline, optimize("no-tree-vectorize")))
+#endif
 #define D64(p, q) ((uint64_t)__builtin_popcountll(*(p) ^ (q)))
 
 NOVEC void distances_scalar(const uint64_t *fps, size_t n, uint64_t q, uint8_t *out) {
@@ -81,6 +93,24 @@ NOVEC size_t within_scalar(const uint64_t *fps, size_t n, uint64_t q, int k, uin
   return c;
 }
 
+#ifdef __wasm__
+// The WebAssembly module's entries: the bench copies the words to `heap()` and calls these.
+__attribute__((export_name("distances"))) void wasm_distances(const uint64_t *f, size_t n, uint64_t q, uint8_t *o) {
+  distances(f, n, q, o);
+}
+__attribute__((export_name("distancesScalar"))) void wasm_distances_scalar(const uint64_t *f, size_t n, uint64_t q,
+                                                                            uint8_t *o) {
+  distances_scalar(f, n, q, o);
+}
+__attribute__((export_name("count"))) size_t wasm_count(const uint64_t *f, size_t n, uint64_t q, int k) {
+  return count_within(f, n, q, k);
+}
+__attribute__((export_name("countScalar"))) size_t wasm_count_scalar(const uint64_t *f, size_t n, uint64_t q, int k) {
+  return count_scalar(f, n, q, k);
+}
+extern unsigned char __heap_base;
+__attribute__((export_name("heap"))) size_t heap(void) { return (size_t)&__heap_base; }
+#else
 static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -146,3 +176,4 @@ int main(int argc, char **argv) {
          (unsigned long long)(sink & 1));
   return 0;
 }
+#endif
