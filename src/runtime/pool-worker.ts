@@ -3,7 +3,7 @@
 // globalThis before importing the library, or a module Web Worker started under POOL_NAME) the first call starts
 // answering task requests with this thread's own WebAssembly instance, loaded with the build the main thread
 // uses. Elsewhere offerTasks only records the handlers.
-import { init, loadedBuild, wasm, type Build } from './wasm.js';
+import { init, initWithModule, loadedBuild, wasm, type Build } from './wasm.js';
 
 export const POOL_HOOK = 'simhash-wasm.pool-worker';
 /** The name a pool's Web Workers are started under: how the library knows it runs as one. */
@@ -14,6 +14,8 @@ export interface TaskRequest {
   kind: string;
   build: Build;
   payload: unknown;
+  /** With a worker's first task: the main thread's compiled module of `build` (see initWithModule). */
+  module?: WebAssembly.Module;
 }
 
 /** A failed task's error, rebuilt on the main thread with the same class and message. */
@@ -78,8 +80,10 @@ handlers.set('drop-resident', (key: string) => {
   dropResident(key);
   return { result: null };
 });
-/** The worker's WebAssembly memory in bytes and the resident data it holds (tests: nothing grows). */
-handlers.set('worker-memory', () => ({ result: { heap: wasm().heap.byteLength, residents: held.size } }));
+/** Whether this worker's instance is of the module the main thread posted (else it compiled its own). */
+let postedModule = false;
+/** The worker's WebAssembly memory in bytes, the resident data it holds (tests: nothing grows) and its module. */
+handlers.set('worker-memory', () => ({ result: { heap: wasm().heap.byteLength, residents: held.size, postedModule } }));
 
 export function offerTasks(tasks: Record<string, TaskHandler>): void {
   for (const [kind, handler] of Object.entries(tasks)) handlers.set(kind, handler);
@@ -92,7 +96,11 @@ export function offerTasks(tasks: Record<string, TaskHandler>): void {
     void (async () => {
       try {
         // init() validates the module each time it is called: only the first task pays for that.
-        if (loadedBuild() !== request.build) await init({ build: request.build });
+        if (loadedBuild() !== request.build) {
+          if (request.module) await initWithModule(request.module, request.build);
+          else await init({ build: request.build });
+          postedModule = request.module !== undefined;
+        }
         const handler = handlers.get(request.kind);
         if (!handler) throw new Error(`unknown task ${JSON.stringify(request.kind)}`);
         const { result, transfer } = handler(request.payload as never);

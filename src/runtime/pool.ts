@@ -9,7 +9,7 @@
 // needs to be served or configured.
 import { show } from '../errors.js';
 import { POOL_HOOK, POOL_NAME, READY_ID, type TaskError, type TaskReply, type TaskRequest } from './pool-worker.js';
-import { wasm, type Build } from './wasm.js';
+import { loadedModule, wasm, type Build } from './wasm.js';
 
 /** Largest number of workers the pool may hold. */
 export const MAX_THREADS = 256;
@@ -50,6 +50,8 @@ interface Slot {
   job: Job | undefined;
   /** Versions of resident data this worker holds, by key. */
   residents: Map<string, number>;
+  /** Whether the worker was sent the compiled module (with its first task). */
+  sentModule: boolean;
 }
 
 export class WorkerPool {
@@ -142,6 +144,18 @@ export class WorkerPool {
       slot.residents.set(r.key, r.version);
     }
     slot.worker.busy(true);
+    if (!slot.sentModule) {
+      slot.sentModule = true;
+      const module = loadedModule();
+      if (module) {
+        try {
+          slot.worker.post({ ...job.request, module }, transfer);
+          return;
+        } catch {
+          // An engine that cannot post a module: the worker compiles the embedded bytes itself.
+        }
+      }
+    }
     slot.worker.post(job.request, transfer);
   }
 
@@ -152,7 +166,7 @@ export class WorkerPool {
       .then(
         (worker) => {
           this.starting--;
-          const slot: Slot = { worker, job: undefined, residents: new Map() };
+          const slot: Slot = { worker, job: undefined, residents: new Map(), sentModule: false };
           worker.onReply((reply) => {
             const job = slot.job;
             if (!job || job.request.id !== reply.id) return;

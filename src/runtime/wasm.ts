@@ -21,6 +21,8 @@ export interface Runtime {
   readonly kernels: Kernels;
   readonly heap: Heap;
   readonly build: Build;
+  /** The compiled module: pool workers instantiate this one rather than compiling the bytes again. */
+  readonly module: WebAssembly.Module;
 }
 
 let runtime: Runtime | undefined;
@@ -51,12 +53,12 @@ function chooseBuild(options: InitOptions | undefined): Build {
   return build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
 }
 
-async function load(build: Build): Promise<Runtime> {
-  const bytes = decodeBase64(build === 'simd' ? SIMD_WASM : SCALAR_WASM);
-  const { instance } = await WebAssembly.instantiate(bytes, {});
+async function load(build: Build, compiled?: WebAssembly.Module): Promise<Runtime> {
+  const module = compiled ?? (await WebAssembly.compile(decodeBase64(build === 'simd' ? SIMD_WASM : SCALAR_WASM)));
+  const instance = await WebAssembly.instantiate(module, {});
   const kernels = instance.exports as unknown as Kernels;
   kernels.setup();
-  return { kernels, heap: new Heap(kernels.memory, kernels.heapBase()), build };
+  return { kernels, heap: new Heap(kernels.memory, kernels.heapBase()), build, module };
 }
 
 /**
@@ -64,16 +66,28 @@ async function load(build: Build): Promise<Runtime> {
  * Later calls return the same instance. Asking for a different build than the one loaded is an error.
  */
 export async function init(options?: InitOptions): Promise<void> {
-  const build = chooseBuild(options);
+  return initWith(chooseBuild(options), options?.build);
+}
+
+/**
+ * A pool worker's init: the main thread's compiled module of `build`, instantiated here. In V8 a module posted to
+ * a worker shares its compiled code, including what the main thread has already optimized, so the worker's
+ * first task does not run baseline code or wait for a compile of its own.
+ */
+export async function initWithModule(module: WebAssembly.Module, build: Build): Promise<void> {
+  return initWith(build, build, module);
+}
+
+async function initWith(build: Build, asked: InitOptions['build'], module?: WebAssembly.Module): Promise<void> {
   const current = runtime?.build ?? loadingBuild;
   if (current !== undefined) {
-    if (options?.build !== undefined && options.build !== 'auto' && options.build !== current) {
+    if (asked !== undefined && asked !== 'auto' && asked !== current) {
       throw new Error(`simhash-wasm is already initialized with the ${current} build`);
     }
     if (runtime) return;
   } else {
     loadingBuild = build;
-    loading = load(build);
+    loading = load(build, module);
   }
   try {
     runtime = await loading!;
@@ -88,6 +102,11 @@ export async function init(options?: InitOptions): Promise<void> {
 export function wasm(): Runtime {
   if (!runtime) throw new Error('simhash-wasm is not initialized: await init() first');
   return runtime;
+}
+
+/** The compiled module in use, or undefined before init(). */
+export function loadedModule(): WebAssembly.Module | undefined {
+  return runtime?.module;
 }
 
 /** The build in use ('simd' or 'scalar'), or undefined before init(). */

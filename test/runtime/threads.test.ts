@@ -311,9 +311,11 @@ describe('simhashManyAsync', () => {
     await round();
     await round();
     // The join and one-thread tasks run on the first worker: its memory is the one the join grows.
-    const memory = () => sharedPool().run<{ heap: number; residents: number }>('worker-memory', null, 1);
+    const memory = () =>
+      sharedPool().run<{ heap: number; residents: number; postedModule: boolean }>('worker-memory', null, 1);
     const heap = wasm().heap.byteLength;
     const worker = await memory();
+    expect(worker.postedModule).toBe(true); // the main thread's compiled module, not a compile of its own
     const workers = sharedPool().size;
     for (let i = 0; i < 2; i++) await round();
     expect(sharedPool().size).toBe(workers);
