@@ -30,8 +30,8 @@
 // Alternating builds, 10^7 resident: one stream gave distances 2.12-2.75 against 1.52-1.80 G fp/s for eight,
 // count 2.16-2.82 against 1.39-1.77, collect 2.83-2.86 against 1.65-2.04, 128-bit distances 1.25-1.36 against
 // 0.89-0.91 (in L2 the same or better); two streams were slower than one there too. So the blocks are used only
-// while `blockedLayout` is set: src/hamming/scan-layout.ts times both layouts on a caller's first large scans and
-// keeps the faster one (the results are the same either way).
+// while `blockedLayout` is set: src/hamming/scan-layout.ts times both layouts on a caller's first large scans,
+// keeps the faster one and checks it now and then (the results are the same either way).
 //
 // The "any match?" test for a group of fingerprints folds several comparisons into one branch: with
 // off = 127 - k (64-bit) the sum d + off has bit 7 set exactly when d > k (d + off stays below 256), so the AND

@@ -85,6 +85,51 @@ describe('ScanLayout', () => {
     expect(scan('count64', TUNE_MIN)).toBe(true); // the first trial again
   });
 
+  it('checks the other layout now and then, and switches when it wins two checks in a row', () => {
+    // During the trials the machine favours one stream; afterwards the blocks are twice as fast.
+    let calls = 0;
+    const { layout, scan } = fakeLayout((blocked) => (calls++ < 8 ? (blocked ? 3 : 2) : blocked ? 1 : 2));
+    for (let i = 0; i < 8; i++) scan('count64', TUNE_MIN);
+    expect(layout.chosen('count64')).toBe(false);
+    const seen = Array.from({ length: 40 }, () => scan('count64', TUNE_MIN));
+    // The 16th large call checks the blocks, the 17th confirms, and they are kept from then on.
+    expect(seen.slice(0, 15).every((b) => b === false)).toBe(true);
+    expect(seen.slice(15, 17)).toEqual([true, true]);
+    expect(layout.chosen('count64')).toBe(true);
+    // After a switch the old layout is checked again (and loses, so the choice holds).
+    expect(seen.slice(17).filter((b) => b === false).length).toBe(1);
+    expect(scan('count64', 10)).toBe(true);
+  });
+
+  it('does not switch on one lucky check, nor on a check that is only a little faster', () => {
+    // After the trials (blocks kept), the first check of one stream is lucky and the ones after it are not.
+    let trials = true;
+    let checks = 0;
+    const lucky = fakeLayout((blocked) => (blocked ? 2 : trials ? 4 : ++checks === 1 ? 0.5 : 4));
+    for (let i = 0; i < 8; i++) lucky.scan('count64', TUNE_MIN);
+    expect(lucky.layout.chosen('count64')).toBe(true);
+    trials = false;
+    for (let i = 0; i < 200; i++) lucky.scan('count64', TUNE_MIN);
+    expect(lucky.layout.chosen('count64')).toBe(true);
+    expect(checks).toBeGreaterThanOrEqual(3); // the lucky check, its failed confirmation, and later ones
+    // One stream 5 % faster than the blocks after the trials: within the margin, the choice holds.
+    trials = true;
+    const close = fakeLayout((blocked) => (blocked ? 2 : trials ? 2.5 : 1.9));
+    for (let i = 0; i < 8; i++) close.scan('count64', TUNE_MIN);
+    trials = false;
+    for (let i = 0; i < 500; i++) close.scan('count64', TUNE_MIN);
+    expect(close.layout.chosen('count64')).toBe(true);
+  });
+
+  it('checks less and less often while the choice holds', () => {
+    const { scan } = fakeLayout((blocked) => (blocked ? 1 : 2));
+    for (let i = 0; i < 8; i++) scan('count64', TUNE_MIN);
+    const seen = Array.from({ length: 5000 }, () => scan('count64', TUNE_MIN));
+    const checks = seen.flatMap((b, i) => (b ? [] : [i + 1]));
+    // Every 16, 32, 64, ... up to every 1,024 large calls: at 16, 48, 112, 240, 496, 1008, 2032, 3056, 4080.
+    expect(checks).toEqual([16, 48, 112, 240, 496, 1008, 2032, 3056, 4080]);
+  });
+
   it('a scan that throws during a trial counts no trial and leaves the next call usable', () => {
     const { layout, scan } = fakeLayout(() => 1);
     expect(() =>
