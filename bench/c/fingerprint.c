@@ -428,78 +428,68 @@ INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
   uint64_t digit = _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(10));
   return letter | digit;
 }
-#elif defined(__wasm_simd128__)
-// WebAssembly SIMD: the SSE path below in wasm_simd128.h's names (swizzle, bitmask).
-INLINE void load_lanes16(const uint8_t *p, size_t n, v128_t v[4]) {
+#elif defined(__wasm_simd128__) || defined(__SSSE3__)
+// 128-bit vectors, the width WebAssembly's SIMD has: the same masks from four 16-byte lanes per block, each turned
+// into 16 mask bits by a byte movemask (WebAssembly's i8x16.bitmask). The few operations, in each one's names.
+// Letters and digits by a signed compare after a shift of the range to the bottom of the signed bytes: SSE has no
+// unsigned byte compare. Lookup indices stay below 16, where pshufb and i8x16.swizzle agree.
+#ifdef __wasm_simd128__
+typedef v128_t v16;
+#define V_LOAD(p) wasm_v128_load(p)
+#define V_STORE(p, v) wasm_v128_store(p, v)
+#define V_SPLAT(c) wasm_i8x16_splat((char)(c))
+#define V_AND wasm_v128_and
+#define V_OR wasm_v128_or
+#define V_SUB wasm_i8x16_sub
+#define V_EQ wasm_i8x16_eq
+#define V_LT wasm_i8x16_lt
+#define V_LOOKUP wasm_i8x16_swizzle
+#define V_MASK(v) ((uint64_t)wasm_i8x16_bitmask(v))
+#define V_SEPARATORS wasm_i8x16_make(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0)
+#else
+typedef __m128i v16;
+#define V_LOAD(p) _mm_loadu_si128((const __m128i *)(p))
+#define V_STORE(p, v) _mm_storeu_si128((__m128i *)(p), v)
+#define V_SPLAT(c) _mm_set1_epi8((char)(c))
+#define V_AND _mm_and_si128
+#define V_OR _mm_or_si128
+#define V_SUB _mm_sub_epi8
+#define V_EQ _mm_cmpeq_epi8
+#define V_LT _mm_cmplt_epi8
+#define V_LOOKUP _mm_shuffle_epi8
+#define V_MASK(v) ((uint64_t)(uint16_t)_mm_movemask_epi8(v))
+#define V_SEPARATORS _mm_setr_epi8(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0)
+#endif
+
+// A block's four lanes; the last block of a document (n < 64) from a zero-padded copy.
+INLINE void load_lanes16(const uint8_t *p, size_t n, v16 v[4]) {
   if (n >= 64) {
-    for (int i = 0; i < 4; i++) v[i] = wasm_v128_load(p + 16 * i);
-  } else {
-    uint8_t b[64] __attribute__((aligned(16))) = {0};
-    memcpy(b, p, n);
-    for (int i = 0; i < 4; i++) v[i] = wasm_v128_load(b + 16 * i);
+    for (int i = 0; i < 4; i++) v[i] = V_LOAD(p + 16 * i);
+    return;
   }
-}
-INLINE uint64_t whitespace_mask(const uint8_t *p, size_t n) {
-  const v128_t table = wasm_i8x16_make(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0);
-  v128_t v[4];
-  load_lanes16(p, n, v);
-  uint64_t sep = 0;
-  for (int i = 0; i < 4; i++) {
-    v128_t t = wasm_i8x16_swizzle(table, wasm_v128_and(v[i], wasm_i8x16_splat(0x0F)));
-    sep |= (uint64_t)wasm_i8x16_bitmask(wasm_i8x16_eq(t, v[i])) << (16 * i);
-  }
-  return ~sep;
-}
-INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
-  v128_t v[4];
-  load_lanes16(p, n, v);
-  uint64_t m = 0;
-  for (int i = 0; i < 4; i++) {
-    v128_t lower = wasm_v128_or(v[i], wasm_i8x16_splat(0x20));
-    wasm_v128_store(q + 16 * i, lower);
-    v128_t letter = wasm_i8x16_lt(wasm_i8x16_sub(lower, wasm_i8x16_splat((char)('a' + 128))), wasm_i8x16_splat(-128 + 26));
-    v128_t digit = wasm_i8x16_lt(wasm_i8x16_sub(v[i], wasm_i8x16_splat((char)('0' + 128))), wasm_i8x16_splat(-128 + 10));
-    m |= (uint64_t)wasm_i8x16_bitmask(wasm_v128_or(letter, digit)) << (16 * i);
-  }
-  return m;
-}
-#elif defined(__SSSE3__)
-// 128-bit vectors, the width WebAssembly's SIMD has: the same masks from four 16-byte lanes per block, each
-// turned into 16 mask bits by a byte movemask (WebAssembly's i8x16.bitmask).
-INLINE void load_lanes16(const uint8_t *p, size_t n, __m128i v[4]) {
-  if (n >= 64) {
-    for (int i = 0; i < 4; i++) v[i] = _mm_loadu_si128((const __m128i *)(p + 16 * i));
-  } else {
-    uint8_t b[64] __attribute__((aligned(16))) = {0};
-    memcpy(b, p, n);
-    for (int i = 0; i < 4; i++) v[i] = _mm_load_si128((const __m128i *)(b + 16 * i));
-  }
+  uint8_t b[64] __attribute__((aligned(16))) = {0};
+  memcpy(b, p, n);
+  for (int i = 0; i < 4; i++) v[i] = V_LOAD(b + 16 * i);
 }
 
 INLINE uint64_t whitespace_mask(const uint8_t *p, size_t n) {
-  const __m128i table = _mm_setr_epi8(0x20, 0, 0, 0, 0, 0, 0, 0, 0, 9, 10, 0, 12, 13, 0, 0);
-  __m128i v[4];
+  v16 v[4];
   load_lanes16(p, n, v);
   uint64_t sep = 0;
-  for (int i = 0; i < 4; i++) {
-    __m128i t = _mm_shuffle_epi8(table, _mm_and_si128(v[i], _mm_set1_epi8(0x0F)));
-    sep |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(t, v[i])) << (16 * i);
-  }
+  for (int i = 0; i < 4; i++) sep |= V_MASK(V_EQ(V_LOOKUP(V_SEPARATORS, V_AND(v[i], V_SPLAT(0x0F))), v[i])) << (16 * i);
   return ~sep;
 }
 
-// Letters by a signed compare after a shift of the range to the bottom of the signed bytes (no unsigned byte
-// compare in SSE, nor in WebAssembly's i8x16.lt_u form that V8 maps to one instruction).
 INLINE uint64_t word_mask(const uint8_t *p, size_t n, uint8_t *q) {
-  __m128i v[4];
+  v16 v[4];
   load_lanes16(p, n, v);
   uint64_t m = 0;
   for (int i = 0; i < 4; i++) {
-    __m128i lower = _mm_or_si128(v[i], _mm_set1_epi8(0x20));
-    _mm_storeu_si128((__m128i *)(q + 16 * i), lower);
-    __m128i letter = _mm_cmplt_epi8(_mm_sub_epi8(lower, _mm_set1_epi8((char)('a' + 128))), _mm_set1_epi8(-128 + 26));
-    __m128i digit = _mm_cmplt_epi8(_mm_sub_epi8(v[i], _mm_set1_epi8((char)('0' + 128))), _mm_set1_epi8(-128 + 10));
-    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_or_si128(letter, digit)) << (16 * i);
+    v16 lower = V_OR(v[i], V_SPLAT(0x20));
+    V_STORE(q + 16 * i, lower);
+    v16 letter = V_LT(V_SUB(lower, V_SPLAT('a' + 128)), V_SPLAT(-128 + 26));
+    v16 digit = V_LT(V_SUB(v[i], V_SPLAT('0' + 128)), V_SPLAT(-128 + 10));
+    m |= V_MASK(V_OR(letter, digit)) << (16 * i);
   }
   return m;
 }
