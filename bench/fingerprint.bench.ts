@@ -42,7 +42,9 @@ interface NativeResult {
 }
 
 /** Timed passes over the documents per run of the C program (a pass takes 1.5-2 ms here). */
-const NATIVE_REPS = 200;
+const NATIVE_REPS = 50;
+/** Rounds of the alternating comparison with C (each runs every C program once per mode). */
+const ALTERNATING_ROUNDS = 4;
 
 /**
  * The native builds: gcc at its best; without its vectoriser (the WebAssembly's reducer, but still this
@@ -144,23 +146,16 @@ export async function run(): Promise<BenchRow[]> {
       h.hashMany(docs);
     });
   }
-  // The batch's pure-ASCII documents (a UTF-8 byte per UTF-16 unit), beside native C on the same bytes. The C
-  // program runs before and after the tinybench tasks and keeps its better run, so that a burst of load on the
-  // machine during one of them does not decide the ratio.
+  // The batch's pure-ASCII documents (a UTF-8 byte per UTF-16 unit), beside native C on the same bytes (timed in
+  // the alternating rounds below).
   const ascii = docs.filter((d) => Buffer.byteLength(d) === d.length);
   const asciiBytes = ascii.reduce((a, d) => a + d.length, 0);
   bench.add('encodeInto of the ASCII documents', () => {
     let at = 0;
     for (const d of ascii) at += encoder.encodeInto(d, joined.subarray(at)).written;
   });
-  const asciiFingerprints = new Map<TokenizerName, BigUint64Array>();
-  for (const tokenizer of docModes) {
-    const h = createSimHasher({ tokenizer });
-    asciiFingerprints.set(tokenizer, h.hashMany(ascii));
-    bench.add(`ASCII documents ${tokenizer}`, () => {
-      h.hashMany(ascii);
-    });
-  }
+  const asciiHashers = new Map(docModes.map((t) => [t, createSimHasher({ tokenizer: t })] as const));
+  const asciiFingerprints = new Map(docModes.map((t) => [t, asciiHashers.get(t)!.hashMany(ascii)] as const));
   const nativeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-bench-c-'));
   const recordFile = path.join(nativeDir, 'documents.bin');
   const nativeResults = new Map<string, NativeResult>(); // by `${build} ${tokenizer}`
@@ -185,32 +180,34 @@ export async function run(): Promise<BenchRow[]> {
     }
   };
   if (binaries.size > 0) writeRecords(recordFile, ascii);
-  runNative();
   // The same C compiled to WebAssembly by clang, in this engine, from the same strings (bench/clang-wasm.ts),
-  // against the SIMD build (the C module uses WebAssembly SIMD). Timed in rounds that alternate the two, after
-  // the tinybench tasks: both sides then see the same load, which moves by up to 2x between minutes here.
+  // against the SIMD build (the C module uses WebAssembly SIMD).
   const clangModule = loadedBuild() === 'simd' ? compileClangWasm(nativeDir, 'fingerprint') : undefined;
-  const clangTimes = new Map<string, number[]>(); // by `${side} ${tokenizer}`: ms per pass, every sample
+  const samples = new Map<string, number[]>(); // by `${side} ${tokenizer}`: ms per pass, every sample
+  const sample = (key: string, pass: () => unknown) => {
+    const t = performance.now();
+    pass();
+    const list = samples.get(key) ?? [];
+    list.push(performance.now() - t);
+    samples.set(key, list);
+  };
   const clangSame = new Map<TokenizerName, boolean>();
-  const runClang = () => {
-    if (!clangModule) return;
-    const clang = new ClangFingerprinter(clangModule.bytes, ascii);
-    const ours = new Map(docModes.map((t) => [t, createSimHasher({ tokenizer: t })] as const));
-    for (const tokenizer of docModes)
-      clangSame.set(tokenizer, checksum(clang.run(tokenizer)) === checksum(asciiFingerprints.get(tokenizer)!));
-    const sample = (key: string, pass: () => unknown) => {
-      const t = performance.now();
-      pass();
-      const list = clangTimes.get(key) ?? [];
-      list.push(performance.now() - t);
-      clangTimes.set(key, list);
-    };
-    for (let round = 0; round < 12; round++)
+  // The comparisons with C run after the tinybench tasks, in rounds that alternate our kernel, the C programs
+  // and the C module on the ASCII documents: all of them see the same load, which moves by up to 2x
+  // between minutes on these VMs. Each side's best over the rounds is the figure, its median beside it.
+  const runAlternating = () => {
+    const clang = clangModule ? new ClangFingerprinter(clangModule.bytes, ascii) : undefined;
+    if (clang)
+      for (const tokenizer of docModes)
+        clangSame.set(tokenizer, checksum(clang.run(tokenizer)) === checksum(asciiFingerprints.get(tokenizer)!));
+    for (let round = 0; round < ALTERNATING_ROUNDS; round++) {
+      runNative();
       for (const tokenizer of docModes)
         for (let rep = 0; rep < 5; rep++) {
-          sample(`ours ${tokenizer}`, () => ours.get(tokenizer)!.hashMany(ascii));
-          sample(`clang ${tokenizer}`, () => clang.run(tokenizer));
+          sample(`ours ${tokenizer}`, () => asciiHashers.get(tokenizer)!.hashMany(ascii));
+          if (clang) sample(`clang ${tokenizer}`, () => clang.run(tokenizer));
         }
+    }
   };
 
   const n = 1_000_000;
@@ -248,8 +245,7 @@ export async function run(): Promise<BenchRow[]> {
   });
   try {
     await bench.run();
-    runNative();
-    runClang();
+    runAlternating();
   } finally {
     fs.rmSync(nativeDir, { recursive: true, force: true });
   }
@@ -289,12 +285,16 @@ export async function run(): Promise<BenchRow[]> {
       ratio: `${(t.min / encode.min).toFixed(1)}× encodeInto (medians ${(t.p50 / encode.p50).toFixed(1)}×)`,
     });
   }
+  const stats = (key: string) => {
+    const sorted = [...samples.get(key)!].sort((a, b) => a - b);
+    return { min: sorted[0]!, p50: sorted[sorted.length >> 1]! };
+  };
   const asciiEncode = latency('encodeInto of the ASCII documents');
   for (const tokenizer of docModes) {
     for (const build of Object.keys(NATIVE_BUILDS) as NativeBuild[]) {
       const c = nativeResults.get(`${build} ${tokenizer}`);
       if (!c) continue;
-      const t = latency(`ASCII documents ${tokenizer}`);
+      const t = stats(`ours ${tokenizer}`);
       const same =
         c.documents === ascii.length &&
         c.bytes === asciiBytes &&
@@ -310,10 +310,6 @@ export async function run(): Promise<BenchRow[]> {
     }
   }
   if (clangModule) {
-    const stats = (key: string) => {
-      const sorted = [...clangTimes.get(key)!].sort((a, b) => a - b);
-      return { min: sorted[0]!, p50: sorted[sorted.length >> 1]! };
-    };
     for (const tokenizer of docModes) {
       const ours = stats(`ours ${tokenizer}`);
       const c = stats(`clang ${tokenizer}`);
