@@ -95,6 +95,14 @@ export function beginDocument(bits: i32, isWeighted: bool): void {
   return BUF + (<usize>BUF_WORDS << 3);
 }
 
+/** Writes the 64-bit unit feature `h` at `cursor` and returns where the next one goes (at `limit`: unitsUpTo). */
+// @ts-ignore: decorator
+@inline export function addUnitAt(cursor: usize, limit: usize, h: u64): usize {
+  store<u64>(cursor, h);
+  cursor += 8;
+  return cursor < limit ? cursor : unitsUpTo(cursor);
+}
+
 /** The features written up to `cursor` are added (a full buffer is folded); returns where the next one goes. */
 export function unitsUpTo(cursor: usize): usize {
   buffered = <i32>((cursor - BUF) >> 3);

@@ -8,7 +8,7 @@
 import { MAX_WIDTH, MODE_SHINGLES, MODE_WORDS, SPEC_V1 } from '../src/fingerprint/modes.shared';
 import { xxh3, xxh3Mid, SEED_HIGH } from './xxh3';
 import { featureHash, featureHashV1, shingleHash, shingleHash3, shingleHashV1 } from './feature-hash';
-import { addUnit, unitCursor, unitLimit, unitsUpTo } from './reducer';
+import { addUnit, addUnitAt, unitCursor, unitLimit, unitsUpTo } from './reducer';
 import { classOf, fold, decode, decodedLength, encode, SEPARATOR, STANDALONE } from './unicode';
 
 // @ts-ignore: decorator
@@ -199,11 +199,7 @@ function flushTokens(): void {
         let h = shingleHash3(load<u64>(p), load<u64>(p, 8), load<u64>(p, 16));
         store<u64>(out, h);
         out += 8;
-        if (tee) {
-          store<u64>(cursor, h);
-          cursor += 8;
-          if (cursor >= limit) cursor = unitsUpTo(cursor);
-        }
+        if (tee) cursor = addUnitAt(cursor, limit, h);
       }
       if (tee) unitsUpTo(cursor);
     } else {
@@ -225,21 +221,13 @@ function flushTokens(): void {
         let p = first + (<usize>i << 3);
         let h = shingleHash3(load<u64>(p), load<u64>(p, 8), load<u64>(p, 16));
         if (STAGE == 3) profileSink += h;
-        else {
-          store<u64>(cursor, h);
-          cursor += 8;
-          if (cursor >= limit) cursor = unitsUpTo(cursor);
-        }
+        else cursor = addUnitAt(cursor, limit, h);
       }
     } else {
       for (; i < n; i++) {
         let h = shingleHash(first + (<usize>i << 3), width, 0);
         if (STAGE == 3) profileSink += h;
-        else {
-          store<u64>(cursor, h);
-          cursor += 8;
-          if (cursor >= limit) cursor = unitsUpTo(cursor);
-        }
+        else cursor = addUnitAt(cursor, limit, h);
       }
     }
     if (STAGE != 3) unitsUpTo(cursor);
@@ -476,9 +464,7 @@ let runScratch: usize = 0; // where tokenRun left the scratch position
     profileSink += featureHash(s, e - s, 0);
     return cursor;
   }
-  store<u64>(cursor, featureHash(s, e - s, 0));
-  cursor += 8;
-  return cursor < limit ? cursor : unitsUpTo(cursor);
+  return addUnitAt(cursor, limit, featureHash(s, e - s, 0));
 }
 
 /**
