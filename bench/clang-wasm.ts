@@ -48,6 +48,12 @@ export function compileClangWasm(
   return undefined;
 }
 
+/** Grows a module's memory so that it reaches at least `end` bytes (the layouts below are laid out first). */
+export function growMemory(memory: WebAssembly.Memory, end: number): void {
+  const missing = end - memory.buffer.byteLength;
+  if (missing > 0) memory.grow(Math.ceil(missing / 65536));
+}
+
 interface KernelExports {
   memory: WebAssembly.Memory;
   heap(): number;
@@ -82,8 +88,7 @@ export class ClangFingerprinter {
     this.out = alloc(8 * docs.length);
     this.work = alloc(20);
     const arrays = [alloc(4 * room), alloc(4 * room), alloc(8 * room), alloc(8 * room), alloc(longest + 192) + 64];
-    const grow = top + 1024 - this.x.memory.buffer.byteLength;
-    if (grow > 0) this.x.memory.grow(Math.ceil(grow / 65536));
+    growMemory(this.x.memory, top + 1024);
     new Uint32Array(this.x.memory.buffer, this.work, 5).set(arrays);
   }
 

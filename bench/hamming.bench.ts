@@ -19,7 +19,7 @@ import {
   withinDistance,
 } from '../src/index.js';
 import { scanLayout } from '../src/hamming/hamming.js';
-import { compileClangWasm } from './clang-wasm.js';
+import { compileClangWasm, growMemory } from './clang-wasm.js';
 import { randomWords } from './corpus.js';
 import type { BenchRow } from './bench-row.js';
 
@@ -141,8 +141,7 @@ class ClangScans {
     };
     const fps = (x.heap() + 63) & ~63;
     const out = fps + words.byteLength;
-    const grow = out + words.length + 64 - x.memory.buffer.byteLength;
-    if (grow > 0) x.memory.grow(Math.ceil(grow / 65536));
+    growMemory(x.memory, out + words.length + 64);
     new BigUint64Array(x.memory.buffer, fps, words.length).set(words);
     return new ClangScans(module.compiler, x, fps, out);
   }
@@ -227,6 +226,7 @@ function nativeRows(
       keepBest(wasm, 'cache distances', cacheScan.best / passes);
       keepBest(wasm, 'cache count', cacheCount.best / passes);
       if (clang) {
+        if (clang.run('count', SCAN, query) !== hits) throw new Error('the C module scanned other data');
         // Each scan's faster loop of the two (plain, and unrolled as ours), as clang compiled them.
         for (const scan of ['distances', 'distancesScalar', 'count', 'countScalar'] as const) {
           const key = scan.replace('Scalar', '');
