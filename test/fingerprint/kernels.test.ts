@@ -104,3 +104,28 @@ describe('text kernel batches and shingle paths', () => {
     }
   });
 });
+
+describe('whitespace separators, byte by byte', () => {
+  // The separator mask is built 8 bytes at a time (SWAR, scalar build) or 16 (SIMD) over 64-byte blocks, with a
+  // byte loop for the tail: every byte value at offsets that cover each lane of a word, each word of a block, a
+  // block's edges and the tail, against the reference's plain set of five separators.
+  const OFFSETS = [0, 1, 7, 8, 9, 15, 16, 23, 31, 32, 39, 47, 55, 62, 63, 64, 65, 71, 100, 127, 128, 150, 163];
+  for (const bits of [64, 128] as Bits[]) {
+    it(`every byte value 0x00-0xFF at every lane and block position splits (or not) as the spec says, ${bits} bits`, () => {
+      const hasher = createSimHasher({ tokenizer: 'whitespace', bits });
+      for (let b = 0; b < 256; b++) {
+        const doc = new Uint8Array(164);
+        for (let i = 0; i < doc.length; i++) doc[i] = 97 + (i % 26);
+        // Lone values and pairs: a byte between letters, and two in a row (an empty token between them).
+        for (const [n, at] of OFFSETS.entries()) {
+          doc[at] = b;
+          if (n % 3 === 0 && at + 1 < doc.length) doc[at + 1] = b;
+        }
+        const expected = referenceSimhash(doc, 'whitespace', 0, bits);
+        const got = hasher.hashDetailed(doc);
+        expect(got.featureCount, `byte 0x${b.toString(16)}`).toBe(expected.featureCount);
+        expect(got.fingerprint, `byte 0x${b.toString(16)}`).toBe(expected.fingerprint);
+      }
+    });
+  }
+});
