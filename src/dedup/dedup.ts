@@ -1,7 +1,7 @@
 // Corpus dedup: every pair of fingerprints within Hamming distance k (findNearDuplicates), clusters of them
 // (clusters), and the whole pipeline from texts (dedup). The join runs in WebAssembly (assembly/join.ts) on
-// sorted permuted tables planned by join-plan.ts; threads: N splits the tables between this thread and N - 1 pool
-// workers (runtime/pool.ts).
+// sorted permuted tables planned by join-plan.ts; threads: N splits the tables between N pool workers
+// (runtime/pool.ts) while this thread stays free.
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
@@ -37,15 +37,7 @@ import { wasm } from '../runtime/wasm.js';
 import type { JoinPlan } from './join-plan.js';
 import { planJoinFor } from './join-estimate.js';
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
-import {
-  JOIN_TASK,
-  type JoinTask,
-  type NearDuplicatePairs,
-  findWithPlan,
-  mergePairKeys,
-  tableShares,
-  walkTables,
-} from './join.js';
+import { JOIN_TASK, type JoinTask, type NearDuplicatePairs, findWithPlan, mergePairKeys, tableShares } from './join.js';
 import { checkThreads, sharedPool } from '../runtime/pool.js';
 import { type WithSpare, keepSpare, spareBuffer } from '../runtime/spare-buffers.js';
 
@@ -60,8 +52,9 @@ export interface FindNearDuplicatesOptions {
   bits?: 64 | 128;
   /**
    * Threads that walk the join's tables (default 1: this thread, synchronously). N > 1 (up to MAX_THREADS) splits
-   * them between this thread and N - 1 pool workers (Node worker threads, Web Workers in browsers); the call then
-   * returns a Promise, and the pairs are identical to one thread's.
+   * them between N pool workers (Node worker threads, Web Workers in browsers); the call then returns a Promise,
+   * this thread only plans, copies and merges (a page stays responsive), and the pairs are identical to one
+   * thread's.
    */
   threads?: number;
 }
@@ -202,18 +195,32 @@ function checkIdenticalPairs(fps: BigUint64Array, bits: 64 | 128): void {
 
 /**
  * How many pairs of fingerprints agree on the top b bits of their (low) word. b is the fewest bits (8 to 24) at
- * which n random fingerprints would share at most half of MAX_JOIN_PAIRS: each count is a cache miss, and a
- * smaller table misses less (10^7: 2^20 buckets, 190-200 ms; the 2^24 of a bucket per fingerprint took 500 ms).
+ * which n random fingerprints would share at most half of MAX_JOIN_PAIRS. Each count is a cache miss, so they are
+ * bytes (10^7: 2^20 buckets in 1 MiB, 74-77 ms, against 135-140 ms for 4-byte counts in the same runs); a bucket
+ * past 255 keeps the rest of its count in a map, which only skewed data needs.
  */
-function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
+export function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
   const halves = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
   const n = fps.length / words;
   const b = Math.max(8, Math.min(24, Math.ceil(Math.log2((n * n) / 2 / (MAX_JOIN_PAIRS / 2)))));
-  const buckets = new Uint32Array(2 ** b);
+  const buckets = new Uint8Array(2 ** b);
   const shift = 32 - b;
+  let beyond: Map<number, number> | undefined;
   let pairs = 0;
   // halves[2 * words * i + 1] is the upper half of fingerprint i's first word (little-endian).
-  for (let i = 1; i < halves.length; i += 2 * words) pairs += buckets[halves[i]! >>> shift]!++;
+  for (let i = 1; i < halves.length; i += 2 * words) {
+    const j = halves[i]! >>> shift;
+    const c = buckets[j]!;
+    if (c < 255) {
+      pairs += c;
+      buckets[j] = c + 1;
+    } else {
+      beyond ??= new Map();
+      const extra = beyond.get(j) ?? 0;
+      pairs += 255 + extra;
+      beyond.set(j, extra + 1);
+    }
+  }
   return pairs;
 }
 
@@ -231,37 +238,27 @@ export const DEDUP_WINDOW_BYTES = 256 << 20;
 const MIN_THREADED_COST = 20e6;
 
 /**
- * The tables split into `threads` contiguous shares: share 0 here, the others in pool workers at the same time;
- * a pair is emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
+ * The tables split into `threads` contiguous shares, each walked by a pool worker at the same time; this thread
+ * plans, copies and merges, so it stays free meanwhile (a page stays responsive, a server answers). A pair is
+ * emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
  */
 export async function findInThreads(fps: BigUint64Array, plan: JoinPlan, threads: number): Promise<NearDuplicatePairs> {
-  const rt = wasm();
   const shares = Math.min(threads, plan.tables.length);
   const share = tableShares(plan, shares);
   const pool = sharedPool();
-  // Posted before this thread starts its own share, so all run at once.
   const jobs: Promise<BigUint64Array>[] = [];
-  for (let s = 1; s < shares; s++) {
+  for (let s = 0; s < shares; s++) {
     // Each worker gets its own copy, transferred: in a recycled buffer, the copy costs a few ms per 10^7.
     const copy = new BigUint64Array(spareBuffer(fps.byteLength), 0, fps.length);
     copy.set(fps);
     const task: JoinTask = { fps: copy, plan, tables: share[s]! };
     const job = pool
-      .run<WithSpare<BigUint64Array>>(JOIN_TASK, task, shares - 1, [copy.buffer as ArrayBuffer])
+      .run<WithSpare<BigUint64Array>>(JOIN_TASK, task, shares, [copy.buffer as ArrayBuffer])
       .then(keepSpare);
     job.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
     jobs.push(job);
   }
-  let own: BigUint64Array;
-  try {
-    const { ptr, count } = walkTables(rt, fps, plan, share[0]!);
-    // Copied out: while this call awaits the workers, other calls may reuse the regions.
-    own = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
-  } catch (error) {
-    await Promise.allSettled(jobs);
-    throw error;
-  }
-  return mergePairKeys(rt, fps, plan, [own, ...(await Promise.all(jobs))]);
+  return mergePairKeys(wasm(), fps, plan, await Promise.all(jobs));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

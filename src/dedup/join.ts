@@ -513,6 +513,8 @@ export function mergePairKeys(
   const { heap } = rt;
   let count = 0;
   for (const part of parts) count += part.length;
+  // No pairs: nothing to sort, and no distances to take from a copy of the fingerprints.
+  if (count === 0) return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
   const ptr = pairKeysRegion(heap).reserve(count * 8 + 16);
   let at = ptr >>> 3;
   for (const part of parts) {

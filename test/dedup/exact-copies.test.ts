@@ -3,6 +3,8 @@
 // by the reference rule, clustered by a plain union-find (or the plain centre rule).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimHasher, dedup, findNearDuplicates, simhashMany } from '../../src/index.js';
+import { pairsSharingTopBits } from '../../src/dedup/dedup.js';
+import { MAX_JOIN_PAIRS } from '../../src/dedup/dedup-groups.js';
 import { contentHashes, exactCopies, firstOfEqual, sameText } from '../../src/dedup/exact-copies.js';
 import { loadReference, rng } from '../reference.js';
 import { families, refKeep } from './jaccard-reference.js';
@@ -235,6 +237,35 @@ describe('dedup collapses exact copies first', () => {
     expect(() => dedup(texts, { maxPairs: 1.5 })).toThrow(/maxPairs/);
     // The library stays usable after the error.
     expect(dedup(texts).clusterCount).toBe(1);
+  });
+
+  it('the quick bound counts the pairs that share top bits exactly, past 255 to a bucket too (seeded)', () => {
+    const next = rng(4242);
+    const word = () => BigInt(Math.floor(next() * 2 ** 32)) | (BigInt(Math.floor(next() * 2 ** 32)) << 32n);
+    for (const [n, words] of [
+      [2e4, 1],
+      [2e5, 1],
+      [3e4, 2],
+    ] as const) {
+      const fps = new BigUint64Array(n * words);
+      for (let i = 0; i < fps.length; i++) fps[i] = word();
+      // Groups that share their top 24 bits, so each fills one bucket past what a byte counts.
+      let at = 0;
+      for (const size of [256, 300, 1500, 4000]) {
+        const top = word() & (0xffffffn << 40n);
+        for (let j = 0; j < size; j++, at++) fps[at * words] = top | (word() & ((1n << 40n) - 1n));
+      }
+      // Plain: the same number of top bits, counted in a Map.
+      const b = Math.max(8, Math.min(24, Math.ceil(Math.log2((n * n) / 2 / (MAX_JOIN_PAIRS / 2)))));
+      const counts = new Map<bigint, number>();
+      for (let i = 0; i < n; i++) {
+        const key = fps[i * words]! >> BigInt(64 - b);
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      let expected = 0;
+      for (const c of counts.values()) expected += (c * (c - 1)) / 2;
+      expect(pairsSharingTopBits(fps, words), `n ${n}, ${words * 64} bits`).toBe(expected);
+    }
   });
 
   it('findNearDuplicates counts identical fingerprints before it allocates and names the count', () => {

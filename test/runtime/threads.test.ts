@@ -410,11 +410,44 @@ describe('findNearDuplicates on N threads', () => {
         expect(fps.every((x, i) => x === before[i])).toBe(true);
       }
       const sent = run.mock.calls.map((c) => [c[0], (c[1] as { fps: BigUint64Array }).fps]);
-      expect(sent.map(([kind]) => kind)).toEqual([JOIN_TASK, JOIN_TASK, JOIN_TASK]); // one share in a worker, one here
+      // Both shares in workers, each round: this thread only plans, copies and merges.
+      expect(sent.map(([kind]) => kind)).toEqual(new Array(6).fill(JOIN_TASK));
       for (const [, copy] of sent) expect(copy === fps).toBe(false);
     } finally {
       run.mockRestore();
     }
+  });
+
+  it('leaves the calling thread free while the workers join (no stall near the size of a share)', async () => {
+    const fps = planted(1_000_000, 64, 12);
+    const one = findNearDuplicates(fps, { k: 3 });
+    let oneThread = Infinity; // warm, the best of three
+    let t = 0;
+    for (let round = 0; round < 3; round++) {
+      t = performance.now();
+      findNearDuplicates(fps, { k: 3 });
+      oneThread = Math.min(oneThread, performance.now() - t);
+    }
+    await findNearDuplicates(fps, { k: 3, threads: 2 }); // workers started and warm
+    // The longest time the event loop waited during the threaded join: with a share walked on this thread it is
+    // at least half of the one-thread join; here only planning, copying and merging block it.
+    let longest = 0;
+    t = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - t);
+      t = now;
+    }, 1);
+    try {
+      const pairs = await findNearDuplicates(fps, { k: 3, threads: 2 });
+      longest = Math.max(longest, performance.now() - t);
+      expect(pairStrings(pairs)).toEqual(pairStrings(one));
+    } finally {
+      clearInterval(timer);
+    }
+    expect(longest, `longest stall ${longest.toFixed(0)} ms, one-thread join ${oneThread.toFixed(0)} ms`).toBeLessThan(
+      0.35 * oneThread,
+    );
   });
 
   it('threads: 1 stays synchronous; bad thread counts are errors', () => {
