@@ -31,17 +31,15 @@ parentPort.on('message', async (message) => {
 `;
 
 export class CoreCapacity {
-  private readonly pending: ((ms: number) => void)[] = [];
+  private readonly pending: { resolve(ms: number): void; reject(error: unknown): void }[] = [];
 
   private constructor(
     private readonly workers: Worker[],
     private readonly shareMB: number[],
   ) {
     workers.forEach((w, i) => {
-      w.on('message', (ms: number) => this.pending[i]?.(ms));
-      w.on('error', (error) => {
-        throw error;
-      });
+      w.on('message', (ms: number) => this.pending[i]?.resolve(ms));
+      w.on('error', (error) => this.pending[i]?.reject(error));
     });
   }
 
@@ -66,8 +64,8 @@ export class CoreCapacity {
   }
 
   private ask(i: number, message: unknown): Promise<number> {
-    return new Promise((resolve) => {
-      this.pending[i] = resolve;
+    return new Promise((resolve, reject) => {
+      this.pending[i] = { resolve, reject };
       this.workers[i]!.postMessage(message);
     });
   }

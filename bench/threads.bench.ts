@@ -53,6 +53,23 @@ async function alternate(runs: number, a: () => unknown, b: () => unknown): Prom
   return [bestA, bestB];
 }
 
+/** The longest the event loop waited between 1 ms timer ticks while `fn` ran. */
+async function longestStall(fn: () => Promise<unknown>): Promise<number> {
+  let longest = 0;
+  let t = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - t);
+    t = now;
+  }, 1);
+  try {
+    await fn();
+    return Math.max(longest, performance.now() - t);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const range = (xs: number[], digits: number): string =>
   `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
@@ -161,6 +178,14 @@ export async function run(): Promise<BenchRow[]> {
       `findNearDuplicates ${n.toExponential(0)} k=3, ${THREADS} threads vs 1 (${pairs} pairs, same: ${pairsSame ? 'yes' : 'NO'})`,
     ),
   );
+  // What the calling thread's event loop waits during the threaded join (planning, copies, merge; no share).
+  const stall = await longestStall(() => findNearDuplicates(fps, { k: 3, threads: THREADS }));
+  rows.push({
+    name: `findNearDuplicates ${n.toExponential(0)} k=3, ${THREADS} threads: the longest wait of the calling thread's event loop`,
+    value: ms(stall),
+    baseline: `the one-thread join ${ms(j1.wall)}`,
+    ratio: `${((100 * stall) / j1.wall).toFixed(0)} % of it`,
+  });
 
   // Batched queries: an index of the same fingerprints, 10^5 queries at k = 3 (half of them stored ones).
   const index = new FingerprintIndex({ maxDistance: 3 });
