@@ -163,7 +163,7 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
  * on 12 in two passes before: 18-20 s, now 9.5-11.5). Otherwise (128 bits, or compare all) every table is
  * permuted and sorted whole on the plan's sortBits.
  */
-export function walkTables(
+function walkTables(
   rt: Runtime,
   fps: BigUint64Array,
   plan: JoinPlan,
