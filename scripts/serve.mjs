@@ -1,7 +1,10 @@
 // A tiny static file server for the browser example (no dependencies). Serves build/examples/browser, which
 // `npm run build:examples` writes, on 127.0.0.1 only.
-//   node scripts/serve.mjs [--port 8080] [--root build/examples/browser]
+//   node scripts/serve.mjs [--port 8080] [--root build/examples/browser] [--isolated]
 // Port 0 picks a free port; the URL is printed on stdout. Also importable: `startServer({ root, port })`.
+// --isolated (`isolated: true`) sends the headers that make the page cross-origin isolated (COOP and COEP), where
+// browsers let it share memory with its workers: FingerprintIndex.queryManyAsync then hands its workers one
+// SharedArrayBuffer instead of a copy each.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -25,9 +28,9 @@ const TYPES = {
 
 /**
  * Starts the server; resolves to `{ url, close() }` once it listens.
- * @param {{ root?: string, port?: number, host?: string }} [options]
+ * @param {{ root?: string, port?: number, host?: string, isolated?: boolean }} [options]
  */
-export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.1' } = {}) {
+export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.1', isolated = false } = {}) {
   const base = path.resolve(root);
   if (!fs.existsSync(path.join(base, 'index.html'))) {
     throw new Error(`${base}/index.html not found: run "npm run build" and "npm run build:examples" first`);
@@ -55,6 +58,13 @@ export function startServer({ root = DEFAULT_ROOT, port = 8080, host = '127.0.0.
         'content-length': stat.size,
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',
+        ...(isolated
+          ? {
+              'cross-origin-opener-policy': 'same-origin',
+              'cross-origin-embedder-policy': 'require-corp',
+              'cross-origin-resource-policy': 'same-origin',
+            }
+          : {}),
       });
       if (req.method === 'HEAD') return res.end();
       fs.createReadStream(file).pipe(res);
@@ -85,7 +95,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     process.exit(2);
   }
   try {
-    const { url } = await startServer({ root: argument('root', DEFAULT_ROOT), port });
+    const isolated = process.argv.includes('--isolated');
+    const { url } = await startServer({ root: argument('root', DEFAULT_ROOT), port, isolated });
     console.log(`serving the simhash-wasm example at ${url} (Ctrl+C to stop)`);
   } catch (error) {
     console.error(`serve: ${error instanceof Error ? error.message : error}`);

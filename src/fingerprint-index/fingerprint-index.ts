@@ -13,10 +13,10 @@
 import { Region, type Heap } from '../runtime/heap.js';
 import { checkAttached, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
-import { checkThreads, hardwareThreads, sharedPool, type Resident } from '../runtime/pool.js';
+import { checkThreads, hardwareThreads, sharedPool, snapshotBytes, type Resident } from '../runtime/pool.js';
 import { offerTasks, residentValue } from '../runtime/pool-worker.js';
 import { planIndex, validateLayout, type IndexBits, type IndexLayout, type IndexPlan } from './planner.js';
-import { decodeIndex, encodeIndex } from './format.js';
+import { decodeIndex, encodeIndex, type Allocate, type Checksum, type IndexData } from './format.js';
 import { SPEC_ID, SPEC_IDS, type SpecId } from '../fingerprint/spec.js';
 import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
 import {
@@ -268,7 +268,7 @@ const INDEX_QUERY_TASK = 'index-query';
 interface IndexQueryTask {
   key: string;
   version: number;
-  /** The index's serialize() bytes: present when this worker does not hold this version yet. */
+  /** The index's hand-over bytes (handoverBytes): present when this worker does not hold this version yet. */
   resident?: Uint8Array;
   fingerprints: BigUint64Array;
   k: number;
@@ -314,7 +314,7 @@ offerTasks({
       task.key,
       task.version,
       task.resident,
-      (bytes) => FingerprintIndex.deserialize(bytes),
+      (bytes) => indexOf(decodeIndex(bytes, null)),
       (copy) => copy.free(),
     );
     const packed = packNeighbors(index.queryMany(task.fingerprints, task.k));
@@ -361,7 +361,7 @@ export class FingerprintIndex {
   private freed = false;
   /** Bumped by every change of contents: workers' copies of an older version are stale. */
   private version = 0;
-  private serialized: { version: number; bytes: Uint8Array } | undefined;
+  private handover: { version: number; bytes: Uint8Array } | undefined;
   private readonly copy: PoolCopy = { key: `index ${nextPoolKey++}`, shipped: false, version: -1 };
 
   constructor(options: FingerprintIndexOptions = {}) {
@@ -595,7 +595,7 @@ export class FingerprintIndex {
     const pool = sharedPool();
     const version = this.version;
     // Taken now: a task still queued after a later change must get the version it was made for.
-    const bytes = this.serializedBytes();
+    const bytes = this.handoverBytes();
     const resident: Resident = { key: this.copy.key, version, bytes: () => bytes };
     const per = Math.min(QUERIES_PER_TASK_MAX, Math.max(1, Math.ceil(nq / (threads * 4))));
     const tasks: Promise<PackedNeighbors>[] = [];
@@ -624,10 +624,15 @@ export class FingerprintIndex {
     return results;
   }
 
-  /** serialize(), kept for this version: what queryManyAsync sends to each worker once. */
-  private serializedBytes(): Uint8Array {
-    if (this.serialized?.version !== this.version) this.serialized = { version: this.version, bytes: this.serialize() };
-    return this.serialized.bytes;
+  /**
+   * The index as queryManyAsync hands it to each worker once, kept for this version: format.ts's bytes without a
+   * checksum, in a SharedArrayBuffer where the platform shares memory with workers (Node; browsers when
+   * cross-origin isolated), so that every worker reads the same bytes and the calling thread copies them once.
+   */
+  private handoverBytes(): Uint8Array {
+    if (this.handover?.version !== this.version)
+      this.handover = { version: this.version, bytes: this.encode(null, snapshotBytes) };
+    return this.handover.bytes;
   }
 
   /** Merges the insert buffer and purges removed entries now (queries are fastest after this). */
@@ -656,10 +661,18 @@ export class FingerprintIndex {
   /** The index in the binary format of format.ts. Changes nothing (the buffer is merged into a copy). */
   serialize(): Uint8Array {
     this.checkLive();
+    return this.encode((bytes) => checksum(this.rt, bytes));
+  }
+
+  /**
+   * The index in format.ts's format, written by `allocate`'s buffer straight from WebAssembly memory (one copy of
+   * the fingerprints and ids), with its checksum, or without one (null) for a hand-over between threads.
+   */
+  private encode(sum: Checksum, allocate?: Allocate): Uint8Array {
     const heap = this.rt.heap;
     const n = this.live;
     const w = this.words;
-    const [fingerprints, keys] = transaction(heap, (txn) => {
+    const out = transaction(heap, (txn) => {
       let master = this.master;
       let keys = this.keys;
       if (this.slots > this.sorted || this.deadCount > 0) {
@@ -681,25 +694,27 @@ export class FingerprintIndex {
         );
         if (written !== n) throw new Error(`internal: merge wrote ${written} fingerprints, expected ${n}`);
       }
-      const out = [heap.u64.slice(master / 8, master / 8 + n * w), heap.u32.slice(keys / 4, keys / 4 + n)] as const;
+      // Views of WebAssembly memory, read before anything can grow it: encodeIndex copies them first, and only
+      // the checksum (after the copies) allocates in WebAssembly memory.
+      const keyView = heap.u32.subarray(keys / 4, keys / 4 + n);
+      const encoded = encodeIndex(
+        {
+          spec: this.spec,
+          bits: this.bits,
+          maxDistance: this.maxDistance,
+          layout: this.layoutOption,
+          bytesPerFingerprint: this.budget,
+          idKind: this.idKind ?? 'number',
+          ids: this.idKind === 'string' ? Array.from(keyView, (key) => this.strings.name(key)) : keyView,
+          fingerprints: heap.u64.subarray(master / 8, master / 8 + n * w),
+        },
+        sum,
+        allocate,
+      );
       txn.abort();
-      return out;
+      return encoded;
     });
-    const ids: string[] | Uint32Array =
-      this.idKind === 'string' ? Array.from(keys, (key) => this.strings.name(key)) : keys;
-    return encodeIndex(
-      {
-        spec: this.spec,
-        bits: this.bits,
-        maxDistance: this.maxDistance,
-        layout: this.layoutOption,
-        bytesPerFingerprint: this.budget,
-        idKind: this.idKind ?? 'number',
-        ids,
-        fingerprints,
-      },
-      (bytes) => checksum(this.rt, bytes),
-    );
+    return out;
   }
 
   /**
@@ -735,26 +750,7 @@ export class FingerprintIndex {
     if (k !== undefined && decoded.maxDistance !== k) {
       throw new RangeError(`the index was built for maxDistance ${decoded.maxDistance}, but ${k} was expected`);
     }
-    let index: FingerprintIndex;
-    try {
-      index = new FingerprintIndex({
-        spec: decoded.spec,
-        bits: decoded.bits,
-        maxDistance: decoded.maxDistance,
-        ...(decoded.layout !== undefined ? { layout: decoded.layout } : {}),
-        ...(decoded.bytesPerFingerprint !== undefined ? { bytesPerFingerprint: decoded.bytesPerFingerprint } : {}),
-      });
-    } catch (error) {
-      throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
-    }
-    try {
-      if (decoded.ids.length > 0) index.addMany(decoded.ids, decoded.fingerprints);
-    } catch (error) {
-      index.free();
-      if (/cannot allocate/.test((error as Error).message)) throw error;
-      throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
-    }
-    return index;
+    return indexOf(decoded);
   }
 
   /** Releases the index's WebAssembly memory for reuse; the index cannot be used afterwards. */
@@ -762,7 +758,7 @@ export class FingerprintIndex {
     if (this.freed) return;
     unfreed.unregister(this);
     dropPoolCopies(this.copy);
-    this.serialized = undefined;
+    this.handover = undefined;
     for (const ptr of this.blocks.keys()) this.rt.heap.release(ptr);
     this.blocks.clear();
     this.pending.clear();
@@ -1177,6 +1173,30 @@ export class FingerprintIndex {
 export let stringMapCapacity: number | undefined;
 export function setStringMapCapacity(capacity: number | undefined): void {
   stringMapCapacity = capacity;
+}
+
+/** The index that decoded format.ts bytes describe (deserialize, and a worker's copy from queryManyAsync). */
+function indexOf(decoded: IndexData): FingerprintIndex {
+  let index: FingerprintIndex;
+  try {
+    index = new FingerprintIndex({
+      spec: decoded.spec,
+      bits: decoded.bits,
+      maxDistance: decoded.maxDistance,
+      ...(decoded.layout !== undefined ? { layout: decoded.layout } : {}),
+      ...(decoded.bytesPerFingerprint !== undefined ? { bytesPerFingerprint: decoded.bytesPerFingerprint } : {}),
+    });
+  } catch (error) {
+    throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
+  }
+  try {
+    if (decoded.ids.length > 0) index.addMany(decoded.ids, decoded.fingerprints);
+  } catch (error) {
+    index.free();
+    if (/cannot allocate/.test((error as Error).message)) throw error;
+    throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
+  }
+  return index;
 }
 
 function checkBits(bits: unknown, name: string): IndexBits {

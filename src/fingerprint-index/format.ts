@@ -44,13 +44,25 @@ export interface IndexData {
   readonly fingerprints: BigUint64Array;
 }
 
-export type Checksum = (bytes: Uint8Array) => bigint;
+/**
+ * The checksum function (XXH64, seed 0), or null for a hand-over between threads of one process
+ * (FingerprintIndex.queryManyAsync): its checksum field stays 0 and is not checked, since the bytes never leave
+ * memory and hashing 100 MB would stall the calling thread.
+ */
+export type Checksum = ((bytes: Uint8Array) => bigint) | null;
+
+/** Where encodeIndex writes: a new zeroed Uint8Array of `size` bytes (a SharedArrayBuffer's, for a hand-over). */
+export type Allocate = (size: number) => Uint8Array;
 
 function pad8(n: number): number {
   return Math.ceil(n / 8) * 8;
 }
 
-export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
+export function encodeIndex(
+  data: IndexData,
+  checksum: Checksum,
+  allocate: Allocate = (size) => new Uint8Array(size),
+): Uint8Array {
   const encoder = new TextEncoder();
   const n = data.ids.length;
   const spec = encoder.encode(data.spec);
@@ -58,7 +70,8 @@ export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
   const fpBytes = data.fingerprints.length * 8;
   let idBytes: Uint8Array;
   if (data.idKind === 'number') {
-    idBytes = new Uint8Array(Uint32Array.from(data.ids as ArrayLike<number>).buffer);
+    const ids = data.ids instanceof Uint32Array ? data.ids : Uint32Array.from(data.ids as ArrayLike<number>);
+    idBytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength);
   } else {
     const ids = data.ids as readonly string[];
     let size = 0;
@@ -76,8 +89,8 @@ export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
     if (!littleEndian) for (let i = 0; i < units.length; i++) view.setUint16(2 * i, units[i]!, true);
   }
   const total = head + fpBytes + idBytes.length + 8;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
+  const out = allocate(total);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out.set(MAGIC, 0);
   view.setUint16(4, FORMAT_VERSION, true);
   view.setUint16(6, 0, true);
@@ -101,7 +114,7 @@ export function encodeIndex(data: IndexData, checksum: Checksum): Uint8Array {
   out.set(spec, FIXED);
   out.set(new Uint8Array(data.fingerprints.buffer, data.fingerprints.byteOffset, fpBytes), head);
   out.set(idBytes, head + fpBytes);
-  view.setBigUint64(total - 8, checksum(out.subarray(0, total - 8)), true);
+  if (checksum) view.setBigUint64(total - 8, checksum(out.subarray(0, total - 8)), true);
   return out;
 }
 
@@ -151,7 +164,7 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
     throw invalid(`${BigInt(bytes.length) - total} unexpected bytes after the end (${total} bytes announced)`);
   if (bytes.length < FIXED + 8) throw invalid(`truncated: ${bytes.length} bytes is shorter than the header`);
   const stored = view.getBigUint64(bytes.length - 8, true);
-  if (checksum(bytes.subarray(0, bytes.length - 8)) !== stored)
+  if (checksum && checksum(bytes.subarray(0, bytes.length - 8)) !== stored)
     throw invalid('checksum mismatch (the bytes were altered or damaged)');
   // The checksum matched: what follows guards against files written by something else than serialize().
   if (view.getUint16(6, true) !== 0) throw invalid(`unknown flags ${view.getUint16(6, true)}`);
@@ -179,7 +192,8 @@ export function decodeIndex(bytes: Uint8Array, checksum: Checksum): IndexData {
   const specLength = view.getUint16(36, true);
   const head = pad8(FIXED + specLength);
   if (head > bytes.length - 8) throw invalid('spec id runs past the end');
-  const spec = new TextDecoder().decode(bytes.subarray(FIXED, FIXED + specLength));
+  // A copy: browsers' TextDecoder refuses views of a SharedArrayBuffer (a hand-over's).
+  const spec = new TextDecoder().decode(bytes.slice(FIXED, FIXED + specLength));
   if (!(SPEC_IDS as readonly string[]).includes(spec))
     throw invalid(
       `the index was written for fingerprint spec ${show(spec)}, this build implements ${SPEC_IDS.map((id) => show(id)).join(' and ')}`,

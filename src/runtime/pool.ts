@@ -37,6 +37,26 @@ export interface Resident {
   bytes: () => Uint8Array;
 }
 
+/** Whether this platform can post a SharedArrayBuffer to workers: Node, and browsers when cross-origin isolated. */
+function canShare(): boolean {
+  return (
+    typeof SharedArrayBuffer === 'function' &&
+    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated !== false
+  );
+}
+
+function isShared(bytes: Uint8Array): boolean {
+  return typeof SharedArrayBuffer === 'function' && bytes.buffer instanceof SharedArrayBuffer;
+}
+
+/**
+ * `size` zeroed bytes for a Resident snapshot: in a SharedArrayBuffer where workers can be handed it (then no worker
+ * gets a copy of its own), else in an ArrayBuffer. `share` is for tests of the fallback.
+ */
+export function snapshotBytes(size: number, share = canShare()): Uint8Array {
+  return new Uint8Array(share ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+}
+
 interface Job {
   request: TaskRequest;
   transfer: ArrayBuffer[];
@@ -136,11 +156,15 @@ export class WorkerPool {
     const r = job.resident;
     let transfer = job.transfer;
     if (r && slot.residents.get(r.key) !== r.version) {
-      // A copy of its own, transferred: a structured clone of 100 MB costs about a second on some machines
-      // (serialized into a growing buffer, then copied again into fresh memory), a copy a small part of that.
-      const resident = r.bytes().slice();
+      // Shared bytes go as they are: every worker reads the one snapshot. Otherwise a copy of its own,
+      // transferred: a structured clone of 100 MB costs about a second on some machines (serialized into a
+      // growing buffer, then copied again into fresh memory), a copy a small part of that.
+      let resident = r.bytes();
+      if (!isShared(resident)) {
+        resident = resident.slice();
+        transfer = [...transfer, resident.buffer as ArrayBuffer];
+      }
       job.request.payload = { ...(job.request.payload as object), resident };
-      transfer = [...transfer, resident.buffer];
       slot.residents.set(r.key, r.version);
     }
     slot.worker.busy(true);
@@ -156,7 +180,15 @@ export class WorkerPool {
         }
       }
     }
-    slot.worker.post(job.request, transfer);
+    try {
+      slot.worker.post(job.request, transfer);
+    } catch (error) {
+      // A payload that cannot be posted (a detached buffer, say) fails its job; the worker stays free for others.
+      slot.job = undefined;
+      slot.worker.busy(false);
+      if (r) slot.residents.delete(r.key);
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   private start(): void {

@@ -23,7 +23,7 @@ interface Server {
   close(): Promise<void>;
 }
 /** scripts/serve.mjs is plain JavaScript without declarations: loaded by URL and typed here. */
-async function startServer(options: { root: string; port: number }): Promise<Server> {
+async function startServer(options: { root: string; port: number; isolated?: boolean }): Promise<Server> {
   const serve = (await import(new URL('../../scripts/serve.mjs', import.meta.url).href)) as {
     startServer(o: typeof options): Promise<Server>;
   };
@@ -134,16 +134,17 @@ function reference(texts: string[], k: number) {
 
 describe.skipIf(!gate.run || !ONCE)(title, () => {
   let server: Server;
+  let isolatedServer: Server;
   let browser: Browser;
   const errors: string[] = [];
 
-  async function open(query = ''): Promise<Page> {
+  async function open(query = '', from = server): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(`console: ${message.text()}`);
     });
-    await page.goto(server.url + query);
+    await page.goto(from.url + query);
     await page.evaluate(() => window.simhashDemo.ready);
     return page;
   }
@@ -163,6 +164,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
       );
     }
     server = await startServer({ root: site, port: 0 });
+    isolatedServer = await startServer({ root: site, port: 0, isolated: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -181,6 +183,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await isolatedServer?.close();
   });
 
   it('runs the library on the page with the SIMD build and gets the fingerprints Node gets', async () => {
@@ -386,6 +389,9 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
         const queries = many.subarray(0, 20_000);
         const queried = JSON.stringify(await index.queryManyAsync(queries, 3, { threads: 2 }));
         const wanted = JSON.stringify(index.queryMany(queries, 3));
+        // Not cross-origin isolated: each worker got a copy of the index's snapshot of its own.
+        const handover = (index as unknown as { handover: { bytes: Uint8Array } }).handover.bytes;
+        const snapshot = { isolated: crossOriginIsolated, shared: handover.buffer instanceof ArrayBuffer === false };
         index.free();
         window.Worker = Native;
         return {
@@ -393,6 +399,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
           joinSame: joinOne.join() === joinTwo.join(),
           joinPairs: joinOne.length,
           querySame: queried === wanted,
+          snapshot,
           started,
         };
       },
@@ -407,8 +414,61 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(inPage.joinSame).toBe(true);
     expect(inPage.joinPairs).toBeGreaterThan(100);
     expect(inPage.querySame).toBe(true);
+    expect(inPage.snapshot).toEqual({ isolated: false, shared: false });
     // One pool for everything: two module workers, started once.
     expect(inPage.started).toEqual(['module simhash-wasm pool worker', 'module simhash-wasm pool worker']);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('hands an index to its Web Workers in one SharedArrayBuffer on a cross-origin isolated page', async () => {
+    const page = await open('', isolatedServer);
+    const inPage = await page.evaluate(async () => {
+      const lib = window.simhashDemo.lib as unknown as {
+        FingerprintIndex: new (
+          options?: object,
+        ) => {
+          addMany(ids: ArrayLike<number | string>, fps: BigUint64Array): void;
+          queryMany(fps: BigUint64Array, k: number): unknown;
+          queryManyAsync(fps: BigUint64Array, k: number, options: object): Promise<unknown>;
+          free(): void;
+        };
+      };
+      const many = new BigUint64Array(300_000);
+      for (let at = 0; at < many.length; at += 8192) crypto.getRandomValues(many.subarray(at, at + 8192));
+      // Near neighbours for every tenth query, at distance 1 to 3.
+      const queries = many.slice(0, 30_000);
+      for (let i = 0; i < queries.length; i += 10)
+        queries[i] = queries[i]! ^ ((1n << BigInt(i % 64)) | (1n << BigInt((i >> 6) % 64)));
+      const results = [];
+      for (const [bits, strings] of [
+        [64, false],
+        [128, true],
+      ] as const) {
+        const index = new lib.FingerprintIndex({ bits, maxDistance: 3 });
+        const n = many.length / (bits / 64);
+        const ids = strings
+          ? Array.from({ length: n }, (_, i) => `id \u{d800}${i}`)
+          : Array.from({ length: n }, (_, i) => i);
+        index.addMany(ids, many);
+        const asked = bits === 64 ? queries : queries.subarray(0, 20_000);
+        const queried = JSON.stringify(await index.queryManyAsync(asked, 3, { threads: 2 }));
+        const handover = (index as unknown as { handover: { bytes: Uint8Array } }).handover.bytes;
+        results.push({
+          bits,
+          same: queried === JSON.stringify(index.queryMany(asked, 3)),
+          found: (queried.match(/"distance"/g) ?? []).length,
+          shared: handover.buffer instanceof SharedArrayBuffer,
+        });
+        index.free();
+      }
+      return { isolated: crossOriginIsolated, results };
+    });
+    expect(inPage.isolated).toBe(true);
+    for (const r of inPage.results) {
+      expect(r, `${r.bits} bits`).toMatchObject({ same: true, shared: true });
+      expect(r.found, `${r.bits} bits`).toBeGreaterThan(1000);
+    }
     await page.close();
     expect(errors).toEqual([]);
   });

@@ -5,6 +5,8 @@ import { createXXHash64 } from 'hash-wasm';
 import { FingerprintIndex, SPEC_ID, simhashMany } from '../../src/index.js';
 import { checksum } from '../../src/fingerprint-index/fingerprint-index.js';
 import { wasm } from '../../src/runtime/wasm.js';
+import { snapshotBytes } from '../../src/runtime/pool.js';
+import { decodeIndex, type Allocate } from '../../src/fingerprint-index/format.js';
 import { xorshiftRng } from '../reference.js';
 
 const rng = xorshiftRng;
@@ -97,6 +99,47 @@ describe('serialize / deserialize', () => {
         back.free();
       }
     }
+  });
+
+  it("queryManyAsync's hand-over: serialize()'s bytes in shared memory, without the checksum, never loaded as a file", () => {
+    for (const bits of [64, 128] as const) {
+      for (const strings of [false, true]) {
+        const { index } = sample(bits, strings);
+        index.remove(strings ? 'ü-7' : 77); // pending: the snapshot merges it as serialize() does
+        index.add(strings ? '\u{d83d}' : 5, bits === 64 ? 3n : 3n | (1n << 100n));
+        const encode = (index as unknown as { encode: (sum: null, allocate: Allocate) => Uint8Array }).encode;
+        const handover = encode.call(index, null, snapshotBytes);
+        const file = index.serialize();
+        expect(handover.buffer).toBeInstanceOf(SharedArrayBuffer);
+        expect(handover.length).toBe(file.length);
+        expect(handover.subarray(0, -8)).toEqual(file.subarray(0, -8));
+        expect(handover.subarray(-8)).toEqual(new Uint8Array(8)); // no checksum computed
+        // Read without a checksum, it is the file's content; as a file, it is refused.
+        const rt = wasm();
+        expect(decodeIndex(handover, null)).toEqual(decodeIndex(file, (b) => checksum(rt, b)));
+        expect(() => FingerprintIndex.deserialize(handover)).toThrow(/checksum mismatch/);
+        index.free();
+      }
+    }
+  });
+
+  it('a snapshot that fails half-way (no memory for its buffer) leaves the index as it was', () => {
+    const { index } = sample(64, true, 300);
+    index.remove('ü-3');
+    index.add('new', 42n);
+    const rt = wasm();
+    const live = rt.heap.liveBytes;
+    const before = index.serialize();
+    const encode = (index as unknown as { encode: (sum: null, allocate: Allocate) => Uint8Array }).encode;
+    expect(() =>
+      encode.call(index, null, (size) => {
+        throw new RangeError(`cannot allocate ${size} bytes`);
+      }),
+    ).toThrow(RangeError);
+    expect(rt.heap.liveBytes).toBe(live); // the merge's temporary blocks were released
+    expect(index.serialize()).toEqual(before);
+    expect(index.query(42n, 0)).toEqual([{ id: 'new', distance: 0 }]);
+    index.free();
   });
 
   it('writes the spec id, the version and a standard XXH64 of the content', async () => {

@@ -49,6 +49,17 @@ describe('WorkerPool', () => {
     expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
   });
 
+  it('rejects a task whose payload cannot be posted, and its worker keeps serving', async () => {
+    const pool = sharedPool();
+    const t = task(['a b c']);
+    await pool.run(FINGERPRINT_TASK, t, 1); // a worker that already has the module: the plain post throws
+    await expect(pool.run(FINGERPRINT_TASK, { ...task(['x']), extra: () => 1 }, 1)).rejects.toThrow(
+      /could not be cloned/,
+    );
+    const r = await pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, task(['still works']), 1);
+    expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
+  });
+
   it('close() fails queued tasks; the pool starts fresh workers afterwards', async () => {
     const pool = sharedPool();
     const failed = expect(pool.run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow('worker pool closed');

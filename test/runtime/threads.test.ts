@@ -495,14 +495,19 @@ describe('FingerprintIndex.queryManyAsync', () => {
       Uint32Array.from({ length: 5000 }, (_, i) => i),
       fps,
     );
-    const serialize = vi.spyOn(index, 'serialize');
+    const encode = vi.spyOn(index as unknown as { encode: (...args: unknown[]) => Uint8Array }, 'encode');
     try {
       const want = index.queryMany(fps, 3);
       for (let i = 0; i < 3; i++) expect(await index.queryManyAsync(fps, 3, { threads: 2 })).toEqual(want);
-      expect(serialize).toHaveBeenCalledTimes(1);
+      expect(encode).toHaveBeenCalledTimes(1);
+      // One snapshot in shared memory that both workers read (Node shares memory with its workers), without the
+      // checksum of serialize(): the calling thread copies the index once and hashes nothing.
+      const snapshot = encode.mock.results[0]!.value as Uint8Array;
+      expect(snapshot.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(encode.mock.calls[0]![0]).toBeNull();
       index.add(99_999, 12345n);
       expect(await index.queryManyAsync(fps, 3, { threads: 2 })).toEqual(index.queryMany(fps, 3));
-      expect(serialize).toHaveBeenCalledTimes(2);
+      expect(encode).toHaveBeenCalledTimes(2);
       // Bad input fails like queryMany, before any worker gets work.
       await expect(index.queryManyAsync(new BigUint64Array(1), 9)).rejects.toThrow(RangeError);
       await expect(index.queryManyAsync([1n] as never, 3)).rejects.toThrow(TypeError);
@@ -511,5 +516,26 @@ describe('FingerprintIndex.queryManyAsync', () => {
       index.free();
     }
     await expect(index.queryManyAsync(fps, 3, { threads: 2 })).rejects.toThrow(/used after free/);
+  });
+
+  it('where memory cannot be shared (a browser page that is not cross-origin isolated), each worker gets a copy', async () => {
+    const fps = planted(2000, 128, 8);
+    const index = new FingerprintIndex({ bits: 128 });
+    const ids = Array.from({ length: 2000 }, (_, i) => `\u{dc00}-${i}`); // lone surrogates survive the hand-over
+    index.addMany(ids, fps);
+    const encode = vi.spyOn(index as unknown as { encode: (...args: unknown[]) => Uint8Array }, 'encode');
+    const global = globalThis as { crossOriginIsolated?: boolean };
+    global.crossOriginIsolated = false;
+    try {
+      expect(await index.queryManyAsync(fps, 3, { threads: 2 })).toEqual(index.queryMany(fps, 3));
+      const snapshot = encode.mock.results[0]!.value as Uint8Array;
+      expect(snapshot.buffer).toBeInstanceOf(ArrayBuffer);
+      // The cached snapshot is intact: the workers were sent copies, not the snapshot's buffer.
+      expect(snapshot.byteLength).toBeGreaterThan(2000 * 16);
+      expect(await index.queryManyAsync(fps, 2, { threads: 2 })).toEqual(index.queryMany(fps, 2));
+    } finally {
+      delete global.crossOriginIsolated;
+      index.free();
+    }
   });
 });
