@@ -29,12 +29,18 @@ export type TaskReply = { id: number; result: unknown } | { id: number; error: T
 
 /** The id of the reply a worker sends once it serves tasks (before that, the pool gives it none). */
 export const READY_ID = -1;
+/**
+ * The id of the reply to a task message this worker could not read (a messageerror: say, a detached buffer in the
+ * transfer list, or no memory to rebuild a large payload). A worker has one task at a time, so the pool fails
+ * that one; without this reply the task would wait forever.
+ */
+export const UNREADABLE_ID = -2;
 
 /** A task: its result, and the buffers to move (not copy) back to the main thread. */
 export type TaskHandler = (payload: never) => { result: unknown; transfer?: ArrayBuffer[] };
 
 interface Port {
-  on(event: 'message', listener: (message: TaskRequest) => void): void;
+  on(event: 'message' | 'messageerror', listener: (message: TaskRequest) => void): void;
   postMessage(message: TaskReply, transfer?: ArrayBuffer[]): void;
 }
 
@@ -92,6 +98,10 @@ export function offerTasks(tasks: Record<string, TaskHandler>): void {
   if (!port) return;
   serving = true;
   port.postMessage({ id: READY_ID, result: null });
+  port.on('messageerror', () => {
+    const message = 'a pool worker could not read its task (the message could not be deserialized)';
+    port.postMessage({ id: UNREADABLE_ID, error: { name: 'Error', message } });
+  });
   port.on('message', (request) => {
     void (async () => {
       try {
@@ -126,12 +136,12 @@ function poolPort(): Port | undefined {
   const scope = globalThis as unknown as {
     WorkerGlobalScope?: unknown;
     name?: unknown;
-    addEventListener(type: 'message', listener: (event: { data: TaskRequest }) => void): void;
+    addEventListener(type: 'message' | 'messageerror', listener: (event: { data: TaskRequest }) => void): void;
     postMessage(message: TaskReply, transfer?: ArrayBuffer[]): void;
   };
   if (scope.WorkerGlobalScope === undefined || scope.name !== POOL_NAME) return undefined;
   return {
-    on: (_event, listener) => scope.addEventListener('message', (event) => listener(event.data)),
+    on: (event, listener) => scope.addEventListener(event, (e) => listener(e.data)),
     postMessage: (message, transfer) => scope.postMessage(message, transfer ?? []),
   };
 }

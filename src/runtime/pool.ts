@@ -8,7 +8,15 @@
 // tsx), whose modules register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else
 // needs to be served or configured.
 import { show } from '../errors.js';
-import { POOL_HOOK, POOL_NAME, READY_ID, type TaskError, type TaskReply, type TaskRequest } from './pool-worker.js';
+import {
+  POOL_HOOK,
+  POOL_NAME,
+  READY_ID,
+  UNREADABLE_ID,
+  type TaskError,
+  type TaskReply,
+  type TaskRequest,
+} from './pool-worker.js';
 import { loadedModule, wasm, type Build } from './wasm.js';
 
 /** Largest number of workers the pool may hold. */
@@ -201,7 +209,7 @@ export class WorkerPool {
           const slot: Slot = { worker, job: undefined, residents: new Map(), sentModule: false };
           worker.onReply((reply) => {
             const job = slot.job;
-            if (!job || job.request.id !== reply.id) return;
+            if (!job || (job.request.id !== reply.id && reply.id !== UNREADABLE_ID)) return;
             slot.job = undefined;
             worker.busy(false);
             if ('error' in reply) {

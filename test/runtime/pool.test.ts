@@ -60,6 +60,19 @@ describe('WorkerPool', () => {
     expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
   });
 
+  it('rejects a task its worker cannot read (a detached buffer in the transfer list), and the worker keeps serving', async () => {
+    const pool = sharedPool();
+    await pool.run(FINGERPRINT_TASK, task(['a b c']), 1);
+    const gone = new ArrayBuffer(64);
+    const view = new Uint8Array(gone);
+    structuredClone(gone, { transfer: [gone] }); // detached: Node posts it, and the worker gets a messageerror
+    await expect(pool.run(FINGERPRINT_TASK, { ...task(['x']), view }, 1, [gone])).rejects.toThrow(
+      /could not read its task/,
+    );
+    const r = await pool.run<WithSpare<HashResult>>(FINGERPRINT_TASK, task(['still works']), 1);
+    expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['still works'])));
+  });
+
   it('close() fails queued tasks; the pool starts fresh workers afterwards', async () => {
     const pool = sharedPool();
     const failed = expect(pool.run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow('worker pool closed');
