@@ -665,14 +665,14 @@ export class FingerprintIndex {
   }
 
   /**
-   * The index in format.ts's format, written by `allocate`'s buffer straight from WebAssembly memory (one copy of
+   * The index in format.ts's format, copied into `allocate`'s buffer straight from WebAssembly memory (one copy of
    * the fingerprints and ids), with its checksum, or without one (null) for a hand-over between threads.
    */
   private encode(sum: Checksum, allocate?: Allocate): Uint8Array {
     const heap = this.rt.heap;
     const n = this.live;
     const w = this.words;
-    const out = transaction(heap, (txn) => {
+    return transaction(heap, (txn) => {
       let master = this.master;
       let keys = this.keys;
       if (this.slots > this.sorted || this.deadCount > 0) {
@@ -714,7 +714,6 @@ export class FingerprintIndex {
       txn.abort();
       return encoded;
     });
-    return out;
   }
 
   /**
