@@ -63,16 +63,22 @@ NOVEC void distances_scalar(const uint64_t *fps, size_t n, uint64_t q, uint8_t *
   for (; i < n; i++) out[i] = (uint8_t)D64(fps + i, q);
 }
 
+// Eight distances a byte each in one word, (127 - k) added to every byte at once, and one popcount of the bytes'
+// bit 7 counts the misses (assembly/hamming.ts, hammingCount64). Here too it beat adding each (d + off) >> 7: 1.0-1.24x.
+static inline uint64_t distances4(const uint64_t *p, uint64_t q) {
+  return D64(p, q) | D64(p + 1, q) << 8 | D64(p + 2, q) << 16 | D64(p + 3, q) << 24;
+}
+
 NOVEC size_t count_scalar(const uint64_t *fps, size_t n, uint64_t q, int k) {
-  uint64_t off = 127 - k, misses = 0;
+  uint64_t off = (uint64_t)(127 - k) * 0x0101010101010101ULL, misses = 0;
   size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
+  for (; i + 8 <= n; i += 8) {
     const uint64_t *p = fps + i;
-    misses += ((D64(p, q) + off) & 128) + ((D64(p + 1, q) + off) & 128) + ((D64(p + 2, q) + off) & 128) +
-              ((D64(p + 3, q) + off) & 128);
+    misses += (uint64_t)__builtin_popcountll(((distances4(p, q) | distances4(p + 4, q) << 32) + off) &
+                                             0x8080808080808080ULL);
   }
-  for (; i < n; i++) misses += (D64(fps + i, q) + off) & 128;
-  return n - (misses >> 7);
+  for (; i < n; i++) misses += (D64(fps + i, q) + (uint64_t)(127 - k)) >> 7;
+  return n - misses;
 }
 
 NOVEC size_t within_scalar(const uint64_t *fps, size_t n, uint64_t q, int k, uint32_t *out) {
