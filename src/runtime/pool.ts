@@ -59,10 +59,10 @@ function isShared(bytes: Uint8Array): boolean {
 
 /**
  * `size` zeroed bytes for a Resident snapshot: in a SharedArrayBuffer where workers can be handed it (then no worker
- * gets a copy of its own), else in an ArrayBuffer. `share` is for tests of the fallback.
+ * gets a copy of its own), else in an ArrayBuffer.
  */
-export function snapshotBytes(size: number, share = canShare()): Uint8Array {
-  return new Uint8Array(share ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
+export function snapshotBytes(size: number): Uint8Array {
+  return new Uint8Array(canShare() ? new SharedArrayBuffer(size) : new ArrayBuffer(size));
 }
 
 interface Job {
@@ -191,12 +191,17 @@ export class WorkerPool {
     try {
       slot.worker.post(job.request, transfer);
     } catch (error) {
-      // A payload that cannot be posted (a detached buffer, say) fails its job; the worker stays free for others.
-      slot.job = undefined;
-      slot.worker.busy(false);
-      if (r) slot.residents.delete(r.key);
-      job.reject(error instanceof Error ? error : new Error(String(error)));
+      // A payload that cannot be posted fails its job; the worker stays free for others.
+      this.fail(slot, job, error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /** Ends the slot's job with `error`; the slot is free again, and may not hold the job's resident data. */
+  private fail(slot: Slot, job: Job, error: Error): void {
+    slot.job = undefined;
+    slot.worker.busy(false);
+    if (job.resident) slot.residents.delete(job.resident.key);
+    job.reject(error);
   }
 
   private start(): void {
@@ -210,13 +215,12 @@ export class WorkerPool {
           worker.onReply((reply) => {
             const job = slot.job;
             if (!job || (job.request.id !== reply.id && reply.id !== UNREADABLE_ID)) return;
-            slot.job = undefined;
-            worker.busy(false);
-            if ('error' in reply) {
-              // The worker may not hold what the failed task was to leave there.
-              if (job.resident) slot.residents.delete(job.resident.key);
-              job.reject(taskError(reply.error));
-            } else job.resolve(reply.result);
+            if ('error' in reply) this.fail(slot, job, taskError(reply.error));
+            else {
+              slot.job = undefined;
+              worker.busy(false);
+              job.resolve(reply.result);
+            }
             this.dispatch();
           });
           worker.onFailure((error) => {
