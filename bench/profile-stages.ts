@@ -6,7 +6,8 @@
 // Run: `npx tsx bench/profile-stages.ts` (SIMHASH_BUILD=scalar for the scalar build). Not part of `npm run bench`.
 // PROFILE_TREES="before=/path/to/old/tree,after=." compares source trees (each with assembly/, asconfig.json and
 // the *.shared.ts files) stage by stage in the same rounds; `label=root:1` runs a tree's kernel with spec 1's
-// hashes (PROFILE_TREES="v1=.:1,v2=." compares the spec versions of one tree).
+// hashes (PROFILE_TREES="v1=.:1,v2=." compares the spec versions of one tree), and `label=root@scalar` (or
+// `@simd`) picks a tree's build (PROFILE_TREES="simd=.@simd,scalar=.@scalar" compares the builds in the same rounds).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,17 +38,17 @@ const STAGES = [1, 2, 3, 0] as const;
 const NAMES: Record<number, string> = { 1: 'tokenizer', 2: '+ word hash', 3: '+ shingle hash', 0: '+ reducer (full)' };
 const ROUNDS = Number(process.env.ROUNDS ?? 40);
 
-function compile(root: string, stage: number): StageKernels {
+function compile(root: string, stage: number, build: string): StageKernels {
   fs.mkdirSync(path.join(root, 'build'), { recursive: true });
   const entry = 'build/profile-entry.ts';
   fs.writeFileSync(
     path.join(root, entry),
     "export * from '../assembly/simhash';\nexport { stageSink } from '../assembly/tokenize';\n",
   );
-  const out = `build/profile-${target}-${stage}.wasm`;
+  const out = `build/profile-${build}-${stage}.wasm`;
   const asc = new URL('../node_modules/assemblyscript/bin/asc.js', import.meta.url).pathname;
   const use = stage === 0 ? [] : ['--use', `SIMHASH_PROFILE_STAGE=${stage}`];
-  execFileSync(process.execPath, [asc, entry, '--target', target, '--outFile', out, ...use], {
+  execFileSync(process.execPath, [asc, entry, '--target', build, '--outFile', out, ...use], {
     stdio: 'inherit',
     cwd: root, // asc merges the tree's own asconfig.json
   });
@@ -58,10 +59,12 @@ function compile(root: string, stage: number): StageKernels {
 }
 
 const trees = (process.env.PROFILE_TREES ?? 'current=.').split(',').map((t) => {
-  const [label, where] = t.split('=') as [string, string];
+  const [label, at] = t.split('=') as [string, string];
+  const [where, build = target] = at.split('@') as [string, string | undefined];
+  if (build !== 'simd' && build !== 'scalar') throw new RangeError(`build must be simd or scalar, got "${build}"`);
   const [root, spec] = where.split(':') as [string, string | undefined];
   // The hash version; a tree from before the argument existed ignores it (and runs spec 1).
-  return { label, root: path.resolve(root), spec: Number(spec ?? SPEC_V2) };
+  return { label, root: path.resolve(root), spec: Number(spec ?? SPEC_V2), build };
 });
 
 const docs = englishDocuments(Number(process.env.PROFILE_DOCS ?? 500));
@@ -94,9 +97,9 @@ function prepare(k: StageKernels, spec: number): (mode: number, width: number) =
 }
 
 type Call = (mode: number, width: number) => void;
-const variants = trees.flatMap(({ label, root, spec }) =>
+const variants = trees.flatMap(({ label, root, spec, build }) =>
   STAGES.map((stage) => {
-    const k = compile(root, stage);
+    const k = compile(root, stage, build);
     return { label, stage, kernels: k, call: prepare(k, spec) as Call };
   }),
 );
@@ -114,7 +117,8 @@ const modes: Array<[string, number, number]> = [
   ['words', MODE_WORDS, 0],
   ['shingles (default)', MODE_SHINGLES, 3],
 ];
-console.log(`${target} build, ${docs.length} English documents, ${(total / 1e6).toFixed(2)} MB, ${ROUNDS} rounds`);
+const builds = [...new Set(trees.map((t) => t.build))].join(' and ');
+console.log(`${builds} build, ${docs.length} English documents, ${(total / 1e6).toFixed(2)} MB, ${ROUNDS} rounds`);
 for (const [name, mode, width] of modes) {
   const active = variants.filter((v) => mode === MODE_SHINGLES || v.stage !== 3);
   const times = active.map(() => [] as number[]);
