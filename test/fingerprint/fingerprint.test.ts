@@ -110,6 +110,44 @@ describe.each(SPECS)('text fingerprints match the plain TypeScript reference, pr
   });
 });
 
+describe.each(SPECS)('n-grams of ASCII text (64-byte blocks folded at once), preset $preset', ({ preset, ref }) => {
+  // The kernel normalizes pure-ASCII blocks a block at a time and takes fixed windows when the whole normalized
+  // text is ASCII; these documents reach those paths (long ASCII runs, words across blocks and longer than 16
+  // bytes, runs of separators), and some end in a non-ASCII tail, which takes the code-point path after them.
+  const SEPS = [' ', '  ', '\t', '\n', ', ', '. ', ' -- ', '(', ')', '/', '\r\n', '!!! '];
+  const TAILS = ['é', ' Ünïcödé', ' 日本語', ' —', ' K'];
+  function asciiDocument(next: () => number, maxBytes: number, tail: boolean): string {
+    let s = next() < 0.3 ? SEPS[Math.floor(next() * SEPS.length)]! : '';
+    const target = Math.floor(next() * maxBytes);
+    while (s.length < target) {
+      const len = next() < 0.1 ? 17 + Math.floor(next() * 50) : 1 + Math.floor(next() * 12);
+      for (let i = 0; i < len; i++) {
+        const r = next();
+        s += String.fromCharCode(
+          r < 0.1 ? 48 + Math.floor(next() * 10) : (r < 0.3 ? 65 : 97) + Math.floor(next() * 26),
+        );
+      }
+      s += SEPS[Math.floor(next() * SEPS.length)]!;
+    }
+    return tail ? s + TAILS[Math.floor(next() * TAILS.length)]! + s.slice(0, 100) : s;
+  }
+  for (const bits of WIDTHS) {
+    it(`every width from 1 to 9 at ${bits} bits, equal to the reference`, () => {
+      const next = rng(bits + 500);
+      for (let t = 0; t < 36; t++) {
+        const doc = asciiDocument(next, t < 6 ? 12 : 600, t % 3 === 2);
+        for (const width of [1, 2, 3, 4, 5, 8, 9]) {
+          const options = { tokenizer: 'ngrams' as const, width, bits, preset };
+          const expected = referenceSimhash(doc, 'ngrams', width, bits, ref);
+          const got = simhashDetailed(doc, options);
+          expect(got.fingerprint, `width ${width} ${JSON.stringify(doc)}`).toBe(expected.fingerprint);
+          expect(got.featureCount).toBe(expected.featureCount);
+        }
+      }
+    });
+  }
+});
+
 describe('feature lists and weights', () => {
   it.each(SPECS)(
     'a list of features equals the reference, weighted or not, at every width, preset $preset',
