@@ -646,7 +646,7 @@ export function ngramTokens(p: usize, end: usize): void {
     }
     let last = end - w;
     if (!v1 && !wide && STAGE == 0) {
-      // The default spec at 64 bits: the reducer's cursor in a local, as in tokenRun.
+      // The default spec's 64-bit reduction (32 and 64 bits): the reducer's cursor in a local, as in tokenRun.
       let cursor = unitCursor();
       let limit = unitLimit();
       for (; p <= last; p++) cursor = addUnitAt(cursor, limit, featureHash(p, w, 0));

@@ -78,7 +78,8 @@ export function beginTables(fingerprintBits: i32): void {
  * Adds `n` hashes (1 or 2 u64 each, low word first) with their f64 weights, all finite, in feature order. The
  * running sums live in locals: as globals, V8 kept them in memory, and each feature waited for the last one's
  * store of `total` and `abs` (a chain of store, load and add). Each hash byte is read by itself: one load where a
- * shift and a zero-extend of the word took three. Alternating, same hashes: 1.09-1.13x, then 1.14-1.22x.
+ * shift and a zero-extend of the word took three. Old and new alternating on the same 10^6 hashes: 64-bit float
+ * weights 1.27-1.47x, integer counts 1.28-1.35x, 128-bit 1.94-2.15x.
  */
 export function addTables(hashes: usize, n: i32, weights: usize): void {
   features += <f64>n;

@@ -115,7 +115,8 @@ describe.each(SPECS)('n-grams of ASCII text (64-byte blocks folded at once), pre
   // text is ASCII; these documents reach those paths (long ASCII runs, words across blocks and longer than 16
   // bytes, runs of separators), and some end in a non-ASCII tail, which takes the code-point path after them.
   const SEPS = [' ', '  ', '\t', '\n', ', ', '. ', ' -- ', '(', ')', '/', '\r\n', '!!! '];
-  const TAILS = ['é', ' Ünïcödé', ' 日本語', ' —', ' K'];
+  // The Kelvin sign folds to an ASCII 'k': a code-point-path text whose normalized form is still all ASCII.
+  const TAILS = ['é', ' Ünïcödé', ' 日本語', ' —', ' \u212A'];
   function asciiDocument(next: () => number, maxBytes: number, tail: boolean): string {
     let s = next() < 0.3 ? SEPS[Math.floor(next() * SEPS.length)]! : '';
     const target = Math.floor(next() * maxBytes);
@@ -132,7 +133,7 @@ describe.each(SPECS)('n-grams of ASCII text (64-byte blocks folded at once), pre
     return tail ? s + TAILS[Math.floor(next() * TAILS.length)]! + s.slice(0, 100) : s;
   }
   for (const bits of WIDTHS) {
-    it(`every width from 1 to 9 at ${bits} bits, equal to the reference`, () => {
+    it(`widths 1-5, 8 and 9 at ${bits} bits, equal to the reference`, () => {
       const next = rng(bits + 500);
       for (let t = 0; t < 36; t++) {
         const doc = asciiDocument(next, t < 6 ? 12 : 600, t % 3 === 2);
