@@ -17,9 +17,9 @@ import {
 
 /**
  * Fingerprints `count` documents stored back to back at `text` (UTF-8), document i spanning
- * offsets[i]..offsets[i+1] (u32). `scratch` needs 2 * (longest document) + 16 bytes for word modes.
- * Writes fingerprints to `out` (1 or 2 u64 per document) and feature counts to `counts` (f64). `spec` is the
- * hash version (SPEC_V1, SPEC_V2).
+ * offsets[i]..offsets[i+1] (u32). `scratch` needs 2 * (longest document) + 64 bytes for word modes (a last,
+ * partial block is folded whole). Writes fingerprints to `out` (1 or 2 u64 per document) and feature counts to
+ * `counts` (f64). `spec` is the hash version (SPEC_V1, SPEC_V2).
  */
 export function fingerprintTexts(
   text: usize, offsets: usize, count: i32, mode: i32, width: i32, bits: i32,

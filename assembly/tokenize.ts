@@ -51,12 +51,9 @@ const WORD_HASHES = memory.data(HISTORY * 8, 16);
 const TOKEN_STARTS = memory.data(BATCH * 4, 16);
 const TOKEN_LENGTHS = memory.data(BATCH * 4, 16);
 const RING = memory.data(MAX_WIDTH * 4); // n-grams: starts of the last `width` code points
-// Per byte: 1 where the Java reference splits tokens (" \t\n\r\f").
-const SPLIT = memory.data<u8>([
-  0,0,0,0,0,0,0,0,0,1,1,0,1,1,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 1
-]);
 // ASCII byte -> folded byte, 0 for separators (everything but letters and digits).
 const ASCII_FOLD = memory.data(128);
+const TAIL = memory.data(64, 16); // a document's last, partial block, padded with spaces
 
 export function setupTokenizers(): void {
   for (let b = 0; b < 128; b++) {
@@ -352,14 +349,8 @@ export function whitespaceTokens(p: usize, end: usize): void {
     p += 64;
   }
   if (p < end) {
-    let m: u64 = 0;
-    let n = <i32>(end - p);
-    for (let i = 0; i < n; i++) {
-      let b = <u32>load<u8>(p + i);
-      if (!(b <= 32 && load<u8>(SPLIT + b) != 0)) m |= <u64>1 << <u64>i;
-    }
-    scanMask(p, m); // bits past the end are 0: any open token ends at `end`
-    p += 64;
+    copyTail(p, end);
+    scanMask(p, ~separatorBlock(TAIL)); // the padding is separators: any open token ends at `end`
   }
   if (inToken) { token(tokenStart, end); inToken = false; }
 }
@@ -386,6 +377,16 @@ export function wordTokens(p: usize, end: usize, scratch: usize): void {
       p += 64;
       q += 64;
       continue;
+    }
+    // The last, partial block, when it is ASCII, takes the block path from a copy padded with spaces (separators,
+    // so no token stays open): the code-point path costs a branch per byte and the globals per token.
+    if (p + 64 > end) {
+      copyTail(p, end);
+      if (asciiBlock(TAIL)) {
+        p = TAIL;
+        end = TAIL + 64;
+        continue;
+      }
     }
     // Code-point path up to the end of this block (a code point may run past it; the next round starts after it).
     let stop = min(p + 64, end);
@@ -422,6 +423,16 @@ export function wordTokens(p: usize, end: usize, scratch: usize): void {
     }
   }
   if (inToken) { token(tokenStart, q); inToken = false; }
+}
+
+/** Copies the last, partial block [p, end) (under 64 bytes) to TAIL and pads it with spaces. */
+// @ts-ignore: decorator
+@inline function copyTail(p: usize, end: usize): void {
+  for (let i: usize = 0; i < 64; i += 8) store<u64>(TAIL + i, 0x2020202020202020);
+  let n = end - p;
+  let i: usize = 0;
+  for (; i + 8 <= n; i += 8) store<u64>(TAIL + i, load<u64>(p + i));
+  for (; i < n; i++) store<u8>(TAIL + i, load<u8>(p + i));
 }
 
 // @ts-ignore: decorator

@@ -19,7 +19,7 @@ import { beginDocument, endDocument } from './reducer';
  * is 0 and starts[from] must be set). A document takes at most one shingle per byte, or one when it is shorter, so
  * a document is started only when twice that much room is left (the second half is the sort's scratch). Returns
  * the first document not built (count when all were): the caller grows `sets` and calls again from there.
- * `scratch` holds 2 * (longest document) + 16 bytes. With `out` (not 0) each document is fingerprinted in the same
+ * `scratch` holds 2 * (longest document) + 64 bytes. With `out` (not 0) each document is fingerprinted in the same
  * pass, as fingerprintTexts does in shingles mode (`out` one or two u64 each by `bits`, `counts` f64 each): dedup's
  * two readings of a text in one, when the fingerprint's shingles are the verifier's.
  */

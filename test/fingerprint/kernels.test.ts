@@ -4,6 +4,8 @@
 // take the general one. Documents here have token counts on both sides of every batch and window boundary.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimHasher, type Bits } from '../../src/index.js';
+import { MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS, SPEC_V1, SPEC_V2 } from '../../src/fingerprint/modes.shared.js';
+import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, referenceSimhash, rng, type Mode } from '../reference.js';
 
 beforeAll(loadReference);
@@ -86,6 +88,91 @@ describe('text kernel batches and shingle paths', () => {
           referenceSimhash(doc, mode, mode === 'shingles' ? 3 : 0, 64).fingerprint,
         );
       }
+    }
+  });
+
+  it('the last, partial block at every length, ASCII or not, with scratch of exactly 2 × longest + 64 bytes', () => {
+    // A document's last 1..63 bytes are copied into a block padded with spaces when they are ASCII (the block
+    // path), and take the code-point path otherwise. The documents lie back to back, so a tail that read past its
+    // end would read the next document; the tail's folded block is written whole, so scratch is given exactly its
+    // documented size with a canary after it.
+    const next = rng(1900);
+    const letters = (n: number) => {
+      let w = '';
+      for (let j = 0; j < n; j++) w += String.fromCharCode((next() < 0.3 ? 65 : 97) + Math.floor(next() * 26));
+      return w;
+    };
+    const docs: string[] = [];
+    for (const blocks of [0, 1, 2]) {
+      for (let tail = 0; tail < 64; tail++) {
+        // Words up to the tail, then one that opens before it (when there is a block before) and ends inside it.
+        let doc = '';
+        while (doc.length < 64 * blocks - 8) doc += `${letters(1 + Math.floor(next() * 12))} `;
+        doc = doc.slice(0, Math.max(0, 64 * blocks - 5));
+        doc += letters(64 * blocks + tail - doc.length);
+        if (tail >= 4 && next() < 0.5) {
+          const at = 64 * blocks + Math.floor(next() * (tail - 2));
+          doc = `${doc.slice(0, at)}é${doc.slice(at + 2)}`; // two UTF-8 bytes for two ASCII ones: same length
+        }
+        if (tail >= 3 && next() < 0.5) doc = `${doc.slice(0, -2)} ${doc.slice(-1)}`; // a one-letter last word
+        docs.push(doc);
+      }
+    }
+    const rt = wasm();
+    const k = rt.kernels as unknown as {
+      fingerprintTexts(...args: number[]): void;
+    };
+    const bytes = docs.map((d) => new TextEncoder().encode(d));
+    expect(bytes.map((b) => b.length % 64)).toContain(63);
+    const total = bytes.reduce((a, b) => a + b.length, 0);
+    const longest = Math.max(...bytes.map((b) => b.length));
+    const scratchBytes = 2 * longest + 64;
+    const base = rt.heap.alloc(
+      total + 16 + 4 * (docs.length + 1) + scratchBytes + 64 + 16 * docs.length + 8 * docs.length + 64,
+    );
+    try {
+      const text = base + 16;
+      const offsets = (text + total + 3) & ~3;
+      const scratch = offsets + 4 * (docs.length + 1);
+      const canary = scratch + scratchBytes;
+      const out = (canary + 64 + 15) & ~15;
+      const counts = out + 16 * docs.length;
+      let at = 0;
+      const u32 = new Uint32Array(rt.heap.u8.buffer, offsets, docs.length + 1);
+      bytes.forEach((b, i) => {
+        rt.heap.u8.set(b, text + at);
+        at += b.length;
+        u32[i + 1] = at;
+      });
+      for (const [mode, name, width] of [
+        [MODE_WHITESPACE, 'whitespace', 0],
+        [MODE_WORDS, 'words', 0],
+        [MODE_SHINGLES, 'shingles', 3],
+      ] as const) {
+        for (const bits of [32, 64, 128] as Bits[]) {
+          for (const spec of [SPEC_V1, SPEC_V2] as const) {
+            rt.heap.u8.fill(0xa5, canary, canary + 64);
+            k.fingerprintTexts(text, offsets, docs.length, mode, width, bits, scratch, out, counts, spec);
+            expect(
+              rt.heap.u8.subarray(canary, canary + 64).every((b) => b === 0xa5),
+              'canary after scratch',
+            ).toBe(true);
+            const u64 = rt.heap.u64;
+            docs.forEach((doc, i) => {
+              const fp =
+                bits === 128
+                  ? (u64[(out >>> 3) + 2 * i + 1]! << 64n) | u64[(out >>> 3) + 2 * i]!
+                  : u64[(out >>> 3) + i]!;
+              expect(
+                fp,
+                `${name}, ${bits} bits, spec ${spec}, ${bytes[i]!.length} bytes: ${JSON.stringify(doc.slice(-70))}`,
+              ).toBe(referenceSimhash(doc, name, width, bits, spec).fingerprint);
+            });
+          }
+        }
+      }
+    } finally {
+      rt.heap.release(base);
     }
   });
 
