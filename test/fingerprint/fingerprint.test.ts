@@ -308,6 +308,60 @@ describe('bad input', () => {
   });
 });
 
+describe('one text per call', () => {
+  it('gives what a batch of one gives, for strings and bytes, every preset, tokenizer, width and normalization', () => {
+    // hash() of one text skips the batch's arrays (fingerprint.ts, hashText); the batch is the path it must equal.
+    const next = rng(2100);
+    const docs = [
+      '',
+      'ﬁle Ｆｕｌｌ Ǆ',
+      randomDocument(next, 300),
+      randomDocument(next, 3000),
+      'x'.repeat(64),
+      '\ud800 lone',
+    ];
+    const plans = [
+      ...(['whitespace', 'words', 'shingles', 'ngrams'] as const).flatMap((tokenizer) =>
+        WIDTHS.map((bits) => ({ tokenizer, bits })),
+      ),
+      { tokenizer: 'words' as const, normalize: 'NFKC' as const },
+      { preset: 'simhash-wasm/1' as const, bits: 128 as const },
+      { preset: 'java' as const },
+      { preset: 'python-simhash' as const },
+    ];
+    for (const options of plans) {
+      const hasher = createSimHasher(options);
+      for (const doc of docs) {
+        for (const input of [doc, new TextEncoder().encode(doc)]) {
+          const batch = hasher.hashManyDetailed([input]);
+          const one = hasher.hashDetailed(input);
+          const what = `${JSON.stringify(options)} ${typeof input} ${JSON.stringify(doc.slice(0, 20))}`;
+          const words = options.bits === 128 ? 2 : 1;
+          const expected =
+            words === 2 ? (batch.fingerprints[1]! << 64n) | batch.fingerprints[0]! : batch.fingerprints[0]!;
+          expect(one.fingerprint, what).toBe(expected);
+          expect(one.featureCount, what).toBe(batch.featureCounts[0]);
+          expect(simhash(input, options), what).toBe(expected);
+        }
+      }
+    }
+  });
+
+  it('names the input in errors and keeps working; no options stay the defaults between calls', () => {
+    const bytes = new Uint8Array(8);
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+    expect(() => simhash(bytes)).toThrow(TypeError);
+    expect(() => simhash(bytes)).toThrow(/^input is a view of a detached ArrayBuffer/);
+    expect(() => createSimHasher({ tokenizer: 'words' }).hash(bytes)).toThrow(/^input /);
+    const text = 'the same text three times';
+    const before = simhash(text);
+    expect(simhash(text, { bits: 128, tokenizer: 'words' })).not.toBe(before);
+    expect(simhash(text)).toBe(before);
+    expect(simhashDetailed(text)).toEqual(createSimHasher().hashDetailed(text));
+    expect(simhash(text)).toBe(simhashMany([text])[0]);
+  });
+});
+
 describe('JavaScript tokenizers', () => {
   it('a tokenizer function supplies features (strings or weighted pairs)', () => {
     const byComma = (t: string) => t.split(',');
