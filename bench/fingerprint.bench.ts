@@ -15,7 +15,16 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { createSimHasher, init, loadedBuild, simhashOfHashes, type Bits, type TokenizerName } from '../src/index.js';
+import {
+  createSimHasher,
+  init,
+  loadedBuild,
+  simhash,
+  simhashMany,
+  simhashOfHashes,
+  type Bits,
+  type TokenizerName,
+} from '../src/index.js';
 import { javaBigIntSimhash } from './baselines/java-bigint.js';
 import { ClangFingerprinter, compileClangWasm } from './clang-wasm.js';
 import { englishDocuments, englishText } from './corpus.js';
@@ -146,6 +155,17 @@ export async function run(): Promise<BenchRow[]> {
       h.hashMany(docs);
     });
   }
+  // Short documents (titles, messages): one simhash() call each against one batch, and simhash-js per call.
+  const shortDocs = docs.map((d, i) => d.slice(0, 60 + ((i * 37) % 200)));
+  bench.add('short documents, simhash() each', () => {
+    for (const d of shortDocs) simhash(d);
+  });
+  bench.add('short documents, simhashMany', () => {
+    simhashMany(shortDocs);
+  });
+  bench.add('short documents, simhash-js each', () => {
+    for (const d of shortDocs) simhashJs.hash(d);
+  });
   // The batch's pure-ASCII documents (a UTF-8 byte per UTF-16 unit), beside native C on the same bytes (timed in
   // the alternating rounds below).
   const ascii = docs.filter((d) => Buffer.byteLength(d) === d.length);
@@ -283,6 +303,18 @@ export async function run(): Promise<BenchRow[]> {
       value: `${mbps(docBytes, t.min).toFixed(0)} MB/s (median ${mbps(docBytes, t.p50).toFixed(0)})`,
       baseline: `encodeInto ${mbps(docBytes, encode.min).toFixed(0)} MB/s`,
       ratio: `${(t.min / encode.min).toFixed(1)}× encodeInto (medians ${(t.p50 / encode.p50).toFixed(1)}×)`,
+    });
+  }
+  {
+    const perDoc = (name: string) => (latency(name).min / shortDocs.length) * 1000;
+    const each = perDoc('short documents, simhash() each');
+    const batch = perDoc('short documents, simhashMany');
+    const peerEach = perDoc('short documents, simhash-js each');
+    rows.push({
+      name: `shingles, 64-bit, ${shortDocs.length} short documents (the batch's first 60–259 characters): simhash() per call / simhashMany per document`,
+      value: `${each.toFixed(2)} / ${batch.toFixed(2)} µs`,
+      baseline: `simhash-js per call ${peerEach.toFixed(1)} µs`,
+      ratio: `${(peerEach / each).toFixed(0)}× simhash-js; a call ${(each / batch).toFixed(1)}× a batch's share`,
     });
   }
   const stats = (key: string) => {
