@@ -157,13 +157,9 @@ class Hasher implements SimHasher {
    */
   private hashText(input: string | Uint8Array): SimHashResult {
     const rt = wasm();
-    const plan = this.options;
-    let text = input;
-    if (typeof text !== 'string') checkView(text, () => 'input');
-    if (this.readsStrings && typeof text !== 'string') text = decoder.decode(text);
-    if (plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
+    const text = this.prepareText(input, () => 'input', false);
     textBytes(text, () => 'input');
-    const { out, counts } = this.preset.runTexts(rt, [text], plan);
+    const { out, counts } = this.preset.runTexts(rt, [text], this.options);
     const u64 = rt.heap.u64;
     const lo = u64[out >>> 3]!;
     const fingerprint = this.words === 2 ? (u64[(out >>> 3) + 1]! << 64n) | lo : lo;
@@ -284,6 +280,20 @@ class Hasher implements SimHasher {
   }
 
   /**
+   * A text input checked (attached, not too large as bytes) and, unless `rawTexts` (a worker does the rest),
+   * decoded where the kernel reads strings and normalized: what classify and hashText give the kernel.
+   */
+  private prepareText(input: string | Uint8Array, position: () => string, rawTexts: boolean): string | Uint8Array {
+    let text = input;
+    if (typeof text !== 'string') checkView(text, position);
+    if (rawTexts) return text;
+    const { normalize } = this.options;
+    if (this.readsStrings && typeof text !== 'string') text = decoder.decode(text);
+    if (normalize && typeof text === 'string') text = text.normalize(normalize);
+    return text;
+  }
+
+  /**
    * Validates and sorts a batch into texts and feature lists; `position(i)` names input i in errors. With
    * `rawTexts`, texts are only checked (type, size), not decoded, normalized or tokenized: a worker does that.
    */
@@ -302,15 +312,11 @@ class Hasher implements SimHasher {
       featureDocs.push(doc);
       featureSizes.push(bytes);
     };
-    const asString = !rawTexts && this.readsStrings;
     // Classify and validate everything before any of it reaches WebAssembly.
     for (let i = 0; i < n; i++) {
       const input = inputs[i];
       if (typeof input === 'string' || input instanceof Uint8Array) {
-        let text: string | Uint8Array = input;
-        if (typeof text !== 'string') checkView(text, () => position(i));
-        if (asString && typeof text !== 'string') text = decoder.decode(text);
-        if (!rawTexts && plan.normalize && typeof text === 'string') text = text.normalize(plan.normalize);
+        const text = this.prepareText(input, () => position(i), rawTexts);
         if (!rawTexts && plan.mode < 0) {
           addFeatures(preset.collectFeatures(jsFeatures(text as string, plan), i, false));
         } else {
