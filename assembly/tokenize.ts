@@ -615,6 +615,16 @@ export function normalizeForNgrams(p: usize, end: usize, out: usize): usize {
       p += 64;
       continue;
     }
+    // The last, partial block, when it is ASCII, takes the block path from a copy padded with spaces, as in
+    // wordTokens (the padding adds no word).
+    if (p + 64 > end) {
+      copyTail(p, end);
+      if (asciiBlock(TAIL)) {
+        p = TAIL;
+        end = TAIL + 64;
+        continue;
+      }
+    }
     // A code point at a time up to the end of this block (a code point may run past it).
     let stop = min(p + 64, end);
     while (p < stop) {

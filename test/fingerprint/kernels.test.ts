@@ -4,7 +4,14 @@
 // take the general one. Documents here have token counts on both sides of every batch and window boundary.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimHasher, type Bits } from '../../src/index.js';
-import { MODE_SHINGLES, MODE_WHITESPACE, MODE_WORDS, SPEC_V1, SPEC_V2 } from '../../src/fingerprint/modes.shared.js';
+import {
+  MODE_NGRAMS,
+  MODE_SHINGLES,
+  MODE_WHITESPACE,
+  MODE_WORDS,
+  SPEC_V1,
+  SPEC_V2,
+} from '../../src/fingerprint/modes.shared.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, referenceSimhash, rng, type Mode } from '../reference.js';
 
@@ -148,6 +155,7 @@ describe('text kernel batches and shingle paths', () => {
         [MODE_WHITESPACE, 'whitespace', 0],
         [MODE_WORDS, 'words', 0],
         [MODE_SHINGLES, 'shingles', 3],
+        [MODE_NGRAMS, 'ngrams', 4],
       ] as const) {
         for (const bits of [32, 64, 128] as Bits[]) {
           for (const spec of [SPEC_V1, SPEC_V2] as const) {
