@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hammingDistance, simhash, toHex } from '../../src/index.js';
+import { readOriginalVectors } from '../original-vectors.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = path.join(root, 'src/cli/cli.ts');
@@ -204,13 +205,13 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     ]);
   });
 
-  it("hash takes every preset, with the original implementations' values (../shared/vectors)", () => {
+  it("hash takes every preset, with the original implementations' values (test/vectors/original)", () => {
     const first = (file: string) =>
-      JSON.parse(fs.readFileSync(path.join(root, '../shared/vectors', file), 'utf8').split('\n')[0]!) as {
+      readOriginalVectors<{
         bits: 64;
         text: string;
         fingerprint: string;
-      };
+      }>(file)[0]!;
     for (const [preset, file] of [
       ['python-simhash', 'python-simhash.jsonl'],
       ['java', 'seed-java.jsonl'],

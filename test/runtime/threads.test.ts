@@ -29,6 +29,7 @@ import { type PackedTexts, packTexts } from '../../src/runtime/pool-texts.js';
 import { MAX_THREADS, sharedPool } from '../../src/runtime/pool.js';
 import { CHUNK_BUFFER_BYTES, keptBuffers, recycleBuffer, spareBuffer } from '../../src/runtime/spare-buffers.js';
 import { wasm } from '../../src/runtime/wasm.js';
+import { readOriginalVectors } from '../original-vectors.js';
 import { randomDocument, rng } from '../reference.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -167,11 +168,7 @@ describe('simhashManyAsync', () => {
       ['seed-java.jsonl', 'java'],
       ['python-simhash.jsonl', 'python-simhash'],
     ] as const) {
-      const vectors = fs
-        .readFileSync(path.join(root, '../shared/vectors', file), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { bits: 64 | 128; text: string; fingerprint: string });
+      const vectors = readOriginalVectors<{ bits: 64 | 128; text: string; fingerprint: string }>(file);
       for (const bits of [64, 128] as const) {
         const of = vectors.filter((v) => v.bits === bits);
         expect(of.length).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 // The java preset: bit-exact with the Java reference implementation this project started from (its outputs are
-// ../shared/vectors/seed-java.jsonl). Tokens are split on " \t\n\r\f" only; a token's hash is the Python-2-style
+// test/vectors/original/seed-java.jsonl). Tokens are split on " \t\n\r\f" only; a token's hash is the Python-2-style
 // multiply-by-1000003 string hash over UTF-16 code units, so strings go to assembly/presets/java.ts as code
 // units; ties set the bit and an empty document is all ones. Feature lists follow the default preset's rules.
 import { show } from '../../errors.js';

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
 import { simhash, toHex, type Bits } from '../../../src/index.js';
+import { readOriginalVectors } from '../../original-vectors.js';
 
-const vectors = fs
-  .readFileSync(new URL('../../../../shared/vectors/seed-java.jsonl', import.meta.url), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => JSON.parse(line) as { bits: Bits; text: string; fingerprint: string });
+const vectors = readOriginalVectors<{ bits: Bits; text: string; fingerprint: string }>('seed-java.jsonl');
 
 describe("preset 'java'", () => {
   it('reproduces every seed vector', () => {

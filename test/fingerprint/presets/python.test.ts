@@ -2,7 +2,6 @@
 // against node:crypto, and random documents in many scripts against a plain TypeScript implementation.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import {
   simhash,
@@ -15,19 +14,12 @@ import {
 } from '../../../src/index.js';
 import { wasm } from '../../../src/runtime/wasm.js';
 import { md5Wasm, pythonContent, pythonTextFeatures } from '../../../src/fingerprint/presets/python.js';
+import { readOriginalVectors } from '../../original-vectors.js';
 
 const PRESET = { preset: 'python-simhash' } as const;
 
-function readJsonl<T>(name: string): T[] {
-  return fs
-    .readFileSync(new URL(`../../../../shared/vectors/${name}`, import.meta.url), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as T);
-}
-
-const textVectors = readJsonl<{ bits: Bits; text: string; fingerprint: string }>('python-simhash.jsonl');
-const featureVectors = readJsonl<{ bits: Bits; features: Feature[]; fingerprint: string }>(
+const textVectors = readOriginalVectors<{ bits: Bits; text: string; fingerprint: string }>('python-simhash.jsonl');
+const featureVectors = readOriginalVectors<{ bits: Bits; features: Feature[]; fingerprint: string }>(
   'python-simhash-features.jsonl',
 );
 
