@@ -66,17 +66,24 @@ export function buildShingleSets(
   return n;
 }
 
+/** A document not yet in a centre's cluster (testShingleSets' centre mode). */
+// @ts-ignore: decorator
+@inline const UNASSIGNED: u32 = 0xffffffff;
+
 /**
  * Tests `nPairs` pairs of built sets (indices a[p], b[p], u32) for Jaccard >= threshold: flags[p] (u8) is 1 (kept),
  * 0, or BOTH_EMPTY. The indices are the sets' own, or with `setOf` (not 0) documents', whose set is setOf[d] (u32
  * each): dedup passes its pairs and its document forest as they are, with no remapping per pair in JavaScript. With
  * `forest` (a union-find parent per index, u32; 0 for none), a pair whose two are already connected by the pairs
  * kept before it is not tested (CONNECTED), and a kept pair joins them: the kept pairs are then a spanning forest of
- * the clusters, in pair order.
+ * the clusters, in pair order. With `centre` instead (u32 per index: UNASSIGNED, the index itself for a centre, or
+ * any other value for a member of some centre's cluster), pairs come ordered by a and a pair is tested only when a
+ * is a centre or unassigned (it becomes a centre) and b is unassigned; a kept pair assigns b: clusters('centre') on
+ * the kept pairs, with no pair tested that could not change them.
  */
 export function testShingleSets(
   sets: usize, starts: usize, a: usize, b: usize, nPairs: i32, threshold: f64, flags: usize, forest: usize,
-  setOf: usize, hist: usize, nSets: i32
+  setOf: usize, hist: usize, nSets: i32, centre: usize
 ): void {
   if (hist != 0) assignHistograms(starts, nSets, hist);
   for (let q = 0; q < nPairs; q++) {
@@ -90,6 +97,13 @@ export function testShingleSets(
         store<u8>(flags + <usize>q, CONNECTED);
         continue;
       }
+    } else if (centre != 0) {
+      let ci = load<u32>(centre + (di << 2));
+      if ((ci != UNASSIGNED && <usize>ci != di) || load<u32>(centre + (dj << 2)) != UNASSIGNED) {
+        store<u8>(flags + <usize>q, CONNECTED);
+        continue;
+      }
+      store<u32>(centre + (di << 2), <u32>di);
     }
     let i = setOf != 0 ? <usize>load<u32>(setOf + (di << 2)) : di;
     let j = setOf != 0 ? <usize>load<u32>(setOf + (dj << 2)) : dj;
@@ -101,8 +115,12 @@ export function testShingleSets(
     if (ni == 0 || nj == 0) flag = ni == 0 && nj == 0 ? BOTH_EMPTY : 0;
     else if (hist != 0 && !mayReach(sets, starts, hist, nSets, i, j, ni, nj, threshold)) flag = 0;
     else flag = jaccardAtLeast(sets + (<usize>si << 3), ni, sets + (<usize>sj << 3), nj, threshold) ? 1 : 0;
-    // BOTH_EMPTY is decided by the caller (trimmed texts): it joins nothing here.
-    if (flag == 1 && forest != 0) store<u32>(forest + (max(ri, rj) << 2), <u32>min(ri, rj));
+    // BOTH_EMPTY is decided by the caller (trimmed texts): it joins nothing here. Documents without shingles pair
+    // only with each other (flag 0 with any other), so what the caller decides never changes a test made here.
+    if (flag == 1) {
+      if (forest != 0) store<u32>(forest + (max(ri, rj) << 2), <u32>min(ri, rj));
+      else if (centre != 0) store<u32>(centre + (dj << 2), <u32>di);
+    }
     store<u8>(flags + <usize>q, flag);
   }
 }

@@ -6,17 +6,12 @@ import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { joinInBand, sizeBand } from './size-band.js';
-import {
-  type PrebuiltSets,
-  type VerifyOptions,
-  checkVerifyOptions,
-  fingerprintWithSets,
-  fingerprintsShareShingles,
-  jaccardFlags,
-  keepFlagged,
-  textOf,
-} from './verify-pairs.js';
-import { newForest } from './forest.js';
+import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
+import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
+import { textSource } from './pair-checks.js';
+import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
+import { hashTexts } from './stream-tasks.js';
+import { verifiedCandidates } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies, firstOfEqual } from './exact-copies.js';
 import {
@@ -28,12 +23,13 @@ import {
   extendClusters,
   halvesOf,
   resultPairs,
-  spanningPairs,
+  sortPairs,
   tooManyPairs,
 } from './dedup-groups.js';
 
 export type { PairsMode } from './dedup-groups.js';
 import { wasm } from '../runtime/wasm.js';
+import { chunks } from '../runtime/marshal.js';
 import type { JoinPlan } from './join-plan.js';
 import { planJoinFor } from './join-estimate.js';
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
@@ -422,11 +418,16 @@ export interface DedupResult {
   /** Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances: see DedupOptions.pairs. */
   pairs: NearDuplicatePairs;
   /**
-   * Candidate pairs of distinct texts within k that were checked (exact copies are grouped without a check). Under
-   * verification dedup() does not check pairs whose shingle-set sizes alone rule out the threshold (when its one
-   * pass gives the sizes); dedupStream checks them, so its count may be higher for the same pairs.
+   * Candidate pairs of distinct texts within k (exact copies are grouped without a check). dedup() leaves out of its
+   * join the pairs whose shingle-set sizes alone rule out the threshold (when its one pass gives the sizes);
+   * dedupStream counts them, so its count may be higher for the same pairs.
    */
   candidates: number;
+  /**
+   * Candidate pairs whose shingle sets were compared (0 without verification). With pairs 'explain', a pair that
+   * can no longer change the clusters is not compared: a group of m near-duplicates costs about m comparisons.
+   */
+  checks: number;
   clusterCount: number;
   /** The k and verification used (defaults filled in). */
   k: number;
@@ -522,15 +523,20 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const copyOf = exactCopies(texts);
   const distinct: number[] = [];
   for (let i = 0; i < n; i++) if (copyOf[i] === i) distinct.push(i);
-  // When the fingerprint's features are the verifier's shingles and the distinct texts fit one verification
-  // window, one pass builds both, and verification reads no text again.
   let bytes = 0;
   for (const i of distinct) bytes += texts[i]!.length;
-  const fused =
-    verify && fingerprintsShareShingles(hasher.options, verify) && bytes <= DEDUP_WINDOW_BYTES
-      ? fingerprintWithSets(texts, distinct, hasher.options)
-      : null;
-  const hashed = fused ?? hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
+  // The distinct texts fit one verification window: one pass fingerprints them and builds their shingle sets (when
+  // the fingerprint's features are the verifier's shingles), and the sets stay in WebAssembly memory. Larger: the
+  // hashing pass also keeps every set (set-store.ts), and verification reads them a window at a time. Either way no
+  // text is tokenized again.
+  const fits = bytes <= DEDUP_WINDOW_BYTES;
+  const fused = verify && fits && fingerprintsShareShingles(hasher.options, verify);
+  const oneWindow = fused ? fingerprintWithSets(texts, distinct, hasher.options) : null;
+  const store = verify && !fits ? new SetStore(Infinity, null, textSource(texts, verify.width).sameWordless) : null;
+  const hashed =
+    oneWindow ??
+    (store && verify ? hashIntoStore(texts, distinct, hashOptions, bits, verify, store) : null) ??
+    hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
   const fingerprints = new BigUint64Array(n * words);
   const featureCounts = new Float64Array(n);
   const half = 2 * words; // fingerprints move as 32-bit halves: no BigInt per element
@@ -544,19 +550,17 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
   if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
-  const found = distinctPairs(groups, k, bits, verify, fused?.prebuilt ?? null);
-  const candidates = candidatePairs(groups, found);
+  const found = distinctPairs(groups, k, bits, verify, oneWindow?.prebuilt ?? null);
+  const candidates = sortPairs(n, candidatePairs(groups, found));
   const t2 = performance.now();
-  // Connected clusters explained: a pair between documents already connected is neither needed nor tested.
-  const forest = mode === 'connected' && pairsMode === 'explain' ? newForest(n) : null;
-  const verified = verify
-    ? keepFlagged(
-        candidates,
-        jaccardFlags(texts, candidates.a, candidates.b, verify, DEDUP_WINDOW_BYTES, forest, fused?.prebuilt ?? null),
-      )
-    : forest
-      ? spanningPairs(n, candidates)
-      : candidates;
+  const { verified, checks } = verifiedCandidates(n, candidates, {
+    verify,
+    mode,
+    pairsMode,
+    source: store ?? (verify ? textSource(texts, verify.width) : null),
+    windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES,
+    prebuilt: oneWindow?.prebuilt ?? null,
+  });
   const t3 = performance.now();
   const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
   const t4 = performance.now();
@@ -566,11 +570,48 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     clusterOf,
     pairs,
     candidates: candidates.a.length,
+    checks,
     clusterCount,
     k,
     verify,
     timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
   };
+}
+
+/** Text (string units or bytes) hashed per batch when dedup() keeps the shingle sets of a corpus beyond one window. */
+const STORE_BATCH_BYTES = 16 << 20;
+
+/**
+ * Fingerprints of the `distinct` texts with their shingle sets kept in `store` (dedupStream's batch task, here): a
+ * text is tokenized once, or twice when the fingerprint's features are not the verifier's shingles.
+ */
+function hashIntoStore(
+  texts: readonly (string | Uint8Array)[],
+  distinct: readonly number[],
+  hashOptions: SimHashOptions,
+  bits: 64 | 128,
+  verify: Required<VerifyOptions>,
+  store: SetStore,
+): { fingerprints: BigUint64Array; featureCounts: Float64Array } {
+  const words = bits / 64;
+  const fingerprints = new BigUint64Array(distinct.length * words);
+  const featureCounts = new Float64Array(distinct.length);
+  for (const [first, last] of chunks(
+    distinct.map((i) => texts[i]!.length),
+    STORE_BATCH_BYTES,
+  )) {
+    const docs = distinct.slice(first, last);
+    const r = hashTexts(
+      docs.map((i) => texts[i]!),
+      { ...hashOptions, bits },
+      false,
+      verify.width,
+    );
+    fingerprints.set(r.fingerprints, first * words);
+    featureCounts.set(r.featureCounts, first);
+    store.append(docs, r.sets!);
+  }
+  return { fingerprints, featureCounts };
 }
 
 /**

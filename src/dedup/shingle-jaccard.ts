@@ -4,7 +4,7 @@
 import { show } from '../errors.js';
 import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
-import { VERIFY_WINDOW_BYTES, shingleSets } from './verify-pairs.js';
+import { VERIFY_WINDOW_BYTES, shingleSets } from './shingle-sets.js';
 
 interface WordKernels {
   documentWords(

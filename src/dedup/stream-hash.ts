@@ -89,11 +89,15 @@ export function simhashStream(
   return hashBatches(texts, options, false);
 }
 
-/** simhashStream, with each batch's copy keys too when `copyKeys` (dedupStream's grouping). */
+/**
+ * simhashStream, with each batch's copy keys too when `copyKeys` (dedupStream's grouping), and its shingle sets of
+ * `setsWidth` words per shingle when that is above 0 (dedupStream's verification).
+ */
 export async function* hashBatches(
   texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   options: SimHashOptions & StreamOptions,
   copyKeys: boolean,
+  setsWidth = 0,
 ): AsyncGenerator<SimHashStreamBatch, void, undefined> {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -115,11 +119,17 @@ export async function* hashBatches(
     const first = index - batch.length;
     let result: Promise<HashResult>;
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
-    if (!pool || (last && submitted === 0)) result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys));
+    if (!pool || (last && submitted === 0))
+      result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys, setsWidth));
     else {
       // dedupStream also needs each text's copy keys: the stream's own task computes both where the text is.
       if (copyKeys) {
-        const task: HashTask = { texts: packTexts(batch, !readsStrings(plan)), options: hashOptions, copyKeys };
+        const task: HashTask = {
+          texts: packTexts(batch, !readsStrings(plan)),
+          options: hashOptions,
+          copyKeys,
+          setsWidth,
+        };
         result = pool.run<WithSpare<HashResult>>(HASH_TASK, task, o.threads, transferOf(task.texts)).then(keepSpare);
       } else result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled

@@ -1,11 +1,11 @@
 // The streaming deduper, for corpora larger than memory: documents arrive as an (async) iterable and are
 // fingerprinted in batches (simhashStream, in worker threads when threads > 1); per document only its
-// fingerprint, feature count and locator (source, offset, length: typed arrays) stay. The join and clusters are
-// dedup()'s own; candidate pairs are checked in batches whose texts are read again through `reread`
-// (stream-verify.ts). Memory grows with the number of documents, not with their bytes, and the result equals
-// dedup() on the same texts with the same options, for any thread count.
+// fingerprint, feature count, locator (source, offset, length: typed arrays) and shingle set stay, the sets in the
+// set store (set-store.ts: memory up to a budget, then a temporary file). The join, the verification
+// (pair-checks.ts) and the clusters are dedup()'s own; texts are read again through `reread` only to confirm exact
+// copies (stream-verify.ts). Memory grows with the number of documents, not with their bytes, and the result
+// equals dedup() on the same texts with the same options, for any thread count.
 import { show } from '../errors.js';
-import { sharedPool } from '../runtime/pool.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import {
   type DedupOptions,
@@ -15,10 +15,12 @@ import {
   findNearDuplicates,
   groupClusters,
 } from './dedup.js';
-import { candidatePairs, collapse, spanningPairs, tooManyPairs } from './dedup-groups.js';
+import { candidatePairs, collapse, sortPairs, tooManyPairs } from './dedup-groups.js';
+import { verifiedCandidates } from './verify-candidates.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
-import { type Locators, type Reread, checkCandidates, confirmCopies } from './stream-verify.js';
+import { type Locators, type Reread, confirmCopies } from './stream-verify.js';
+import { SET_MEMORY_BYTES, STORE_WINDOW_BYTES, SetStore, temporarySpill } from './set-store.js';
 
 export type { Locators, Reread } from './stream-verify.js';
 
@@ -37,12 +39,17 @@ export type DedupStreamPhase = 'hashing' | 'joining' | 'verifying' | 'clustering
 
 export interface DedupStreamOptions extends DedupOptions, StreamOptions {
   /**
-   * Returns the texts of documents again (for the documents of candidate pairs, a batch at a time): the same
-   * texts that were streamed, in the order of the locators given.
+   * Returns the texts of documents again (exact copies and their first copy, to confirm them byte for byte, a batch
+   * at a time): the same texts that were streamed, in the order of the locators given.
    */
   reread: Reread;
-  /** Bytes of documents (by their `length`) read again per verification batch (default 32 MiB). */
+  /** Bytes of documents (by their `length`) read again per batch (default 32 MiB). */
   verifyBatchBytes?: number;
+  /**
+   * Bytes of shingle sets (about 1.3 per byte of English text) kept in memory for verification (default 256 MiB);
+   * in Node the rest go to a temporary file, read back a window at a time.
+   */
+  verifyMemoryBytes?: number;
   /** Called as work proceeds: documents hashed so far (total unknown: -1), then pairs checked of all. */
   onProgress?: (phase: DedupStreamPhase, done: number, total: number) => void;
 }
@@ -73,6 +80,7 @@ const KNOWN = new Set([
   'maxDocumentBytes',
   'reread',
   'verifyBatchBytes',
+  'verifyMemoryBytes',
   'onProgress',
 ]);
 
@@ -112,6 +120,7 @@ export async function dedupStream(
   const {
     reread,
     verifyBatchBytes = 32 << 20,
+    verifyMemoryBytes = SET_MEMORY_BYTES,
     onProgress,
     threads: _t,
     batchBytes: _b,
@@ -124,6 +133,8 @@ export async function dedupStream(
     throw new TypeError(`options.onProgress must be a function, got ${show(onProgress)}`);
   if (typeof verifyBatchBytes !== 'number' || !Number.isInteger(verifyBatchBytes) || verifyBatchBytes < 1)
     throw new RangeError(`verifyBatchBytes must be a positive integer, got ${show(verifyBatchBytes)}`);
+  if (typeof verifyMemoryBytes !== 'number' || !Number.isInteger(verifyMemoryBytes) || verifyMemoryBytes < 0)
+    throw new RangeError(`verifyMemoryBytes must be a non-negative integer, got ${show(verifyMemoryBytes)}`);
   const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(dedupOptions);
   const plan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
@@ -155,77 +166,97 @@ export async function dedupStream(
     }
   }
 
-  const t0 = performance.now();
-  for await (const batch of hashBatches(texts(), { ...hashOptions, bits, ...stream }, true)) {
-    const n = batch.featureCounts.length;
-    keys.reserve((batch.first + n) * 4);
-    keys.data.set(batch.copyKeys!, batch.first * 4);
-    keys.length = (batch.first + n) * 4;
-    fps.reserve((batch.first + n) * words);
-    counts.reserve(batch.first + n);
-    fps.data.set(batch.fingerprints, batch.first * words);
-    counts.data.set(batch.featureCounts, batch.first);
-    fps.length = (batch.first + n) * words;
-    counts.length = batch.first + n;
-    progress('hashing', counts.length, -1);
-  }
-  const fingerprints = fps.done();
-  const featureCounts = counts.done();
-  const locators = { source: source.done(), offset: offset.done(), length: length.done() };
-  // Exact copies by their 128-bit content hash, each confirmed by reading it again with its first copy (as dedup()
-  // compares the texts), then dedup()'s grouping.
-  const copyKeys = keys.done();
-  const contentKeys = new BigUint64Array(count * 2);
-  for (let i = 0; i < count; i++) {
-    contentKeys[i * 2] = copyKeys[i * 4]!;
-    contentKeys[i * 2 + 1] = copyKeys[i * 4 + 1]!;
-  }
-  const copyOf = firstOfEqual(contentKeys, 2);
-  await confirmCopies(copyOf, { locators, reread, budget: verifyBatchBytes });
-  const trim = featurelessByTrimmedText(plan, verify)
-    ? (i: number) => `${copyKeys[i * 4 + 2]!.toString(36)}:${copyKeys[i * 4 + 3]!.toString(36)}`
+  // Documents without words compare by their trimmed text's hash (copy keys 2 and 3), known once all are hashed.
+  let copyKeys = new BigUint64Array(0);
+  const store = verify
+    ? new SetStore(
+        verifyMemoryBytes,
+        await temporarySpill(),
+        (i, j) => copyKeys[i * 4 + 2] === copyKeys[j * 4 + 2] && copyKeys[i * 4 + 3] === copyKeys[j * 4 + 3],
+      )
     : null;
-  const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
-  if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
-  const t1 = performance.now();
-  progress('joining', 0, 1);
-  const found = await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
-  const candidates = candidatePairs(groups, found);
-  progress('joining', 1, 1);
-  const t2 = performance.now();
-  const pool = stream.threads > 1 && typeof hashOptions.tokenizer !== 'function' ? sharedPool() : undefined;
-  let verified = verify
-    ? await checkCandidates(candidates, {
-        verify,
-        featureCounts,
-        locators,
-        reread,
-        budget: verifyBatchBytes,
-        threads: stream.threads,
-        pool,
-        onProgress: (done, total) => progress('verifying', done, total),
-      })
-    : candidates;
-  // dedup()'s explanation of connected clusters (there the kernel skips the pairs this drops).
-  if (mode === 'connected' && pairsMode === 'explain') verified = spanningPairs(count, verified);
-  const t3 = performance.now();
-  progress('clustering', 0, 1);
-  const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
-  const t4 = performance.now();
-  return {
-    fingerprints,
-    featureCounts,
-    clusterOf,
-    pairs,
-    candidates: candidates.a.length,
-    clusterCount,
-    k,
-    verify,
-    timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
-    count,
-    bytes,
-    locators,
-  };
+  try {
+    const t0 = performance.now();
+    for await (const batch of hashBatches(
+      texts(),
+      { ...hashOptions, bits, ...stream },
+      true,
+      verify ? verify.width : 0,
+    )) {
+      const n = batch.featureCounts.length;
+      if (store && batch.sets) store.append(indices(batch.first, n), batch.sets);
+      keys.reserve((batch.first + n) * 4);
+      keys.data.set(batch.copyKeys!, batch.first * 4);
+      keys.length = (batch.first + n) * 4;
+      fps.reserve((batch.first + n) * words);
+      counts.reserve(batch.first + n);
+      fps.data.set(batch.fingerprints, batch.first * words);
+      counts.data.set(batch.featureCounts, batch.first);
+      fps.length = (batch.first + n) * words;
+      counts.length = batch.first + n;
+      progress('hashing', counts.length, -1);
+    }
+    const fingerprints = fps.done();
+    const featureCounts = counts.done();
+    const locators = { source: source.done(), offset: offset.done(), length: length.done() };
+    // Exact copies by their 128-bit content hash, each confirmed by reading it again with its first copy (as dedup()
+    // compares the texts), then dedup()'s grouping.
+    copyKeys = keys.done();
+    const contentKeys = new BigUint64Array(count * 2);
+    for (let i = 0; i < count; i++) {
+      contentKeys[i * 2] = copyKeys[i * 4]!;
+      contentKeys[i * 2 + 1] = copyKeys[i * 4 + 1]!;
+    }
+    const copyOf = firstOfEqual(contentKeys, 2);
+    await confirmCopies(copyOf, { locators, reread, budget: verifyBatchBytes });
+    const trim = featurelessByTrimmedText(plan, verify)
+      ? (i: number) => `${copyKeys[i * 4 + 2]!.toString(36)}:${copyKeys[i * 4 + 3]!.toString(36)}`
+      : null;
+    const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
+    if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
+    const t1 = performance.now();
+    progress('joining', 0, 1);
+    const found = await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
+    const candidates = sortPairs(count, candidatePairs(groups, found));
+    progress('joining', 1, 1);
+    const t2 = performance.now();
+    const { verified, checks } = verifiedCandidates(count, candidates, {
+      verify,
+      mode,
+      pairsMode,
+      source: store,
+      windowBytes: STORE_WINDOW_BYTES,
+    });
+    progress('verifying', candidates.a.length, candidates.a.length);
+    const t3 = performance.now();
+    progress('clustering', 0, 1);
+    const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
+    const t4 = performance.now();
+    return {
+      fingerprints,
+      featureCounts,
+      clusterOf,
+      pairs,
+      candidates: candidates.a.length,
+      checks,
+      clusterCount,
+      k,
+      verify,
+      timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
+      count,
+      bytes,
+      locators,
+    };
+  } finally {
+    store?.close();
+  }
+}
+
+/** first, first + 1, …, first + n - 1. */
+function indices(first: number, n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let q = 0; q < n; q++) out[q] = first + q;
+  return out;
 }
 
 function locatorField(value: unknown, name: string, index: number, fallback: number, max: number): number {

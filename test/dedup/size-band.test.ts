@@ -8,7 +8,7 @@ import { rowsOf, type Collapsed } from '../../src/dedup/dedup-groups.js';
 import { sizeBand } from '../../src/dedup/size-band.js';
 import { rng } from '../reference.js';
 import { asStrings, unionFind } from './join-reference.js';
-import { shingleSets } from '../../src/dedup/verify-pairs.js';
+import { shingleSets } from '../../src/dedup/shingle-sets.js';
 
 /** The verifier's size rule from first principles: could sets of these sizes have Jaccard ≥ t? */
 function couldPass(x: number, y: number, t: number): boolean {

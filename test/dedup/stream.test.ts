@@ -129,13 +129,16 @@ describe('dedupStream', () => {
     const streamed = [a, a, 'an unrelated third document here', a];
     const stored = [a, other, streamed[2]!, a];
     const got = await dedupStream(docsOf(streamed), { verifyBatchBytes: 64, reread: rereadOf(stored) });
-    // Document 3 is a true copy of 0; document 1 is not: its identical fingerprint made it a candidate, and
-    // verification (on the texts read again) rejected it.
-    expect(Array.from(got.clusterOf)).toEqual([0, 1, 2, 0]);
-    // With the stored texts equal to the streamed ones, 1 and 3 are copies of 0, as in dedup().
+    // Document 3 is a true copy of 0; document 1 is not a copy: its identical fingerprint made it a candidate, and
+    // verification compared its shingle set (kept from the stream) with document 0's.
+    expect(got.checks).toBe(1);
+    expect(Array.from(got.pairs.a)).toEqual([0, 0]);
+    expect(Array.from(got.pairs.b)).toEqual([1, 3]);
+    // With the stored texts equal to the streamed ones, 1 and 3 are copies of 0, as in dedup(): nothing to check.
     const honest = await dedupStream(docsOf(streamed), { verifyBatchBytes: 64, reread: rereadOf(streamed) });
     expect(Array.from(honest.clusterOf)).toEqual(Array.from(dedup(streamed).clusterOf));
     expect(Array.from(honest.clusterOf)).toEqual([0, 0, 2, 0]);
+    expect(honest.checks).toBe(0);
   });
 
   it('takes a plain iterable; reads again only documents of candidate pairs, with the locators given', async () => {
@@ -196,8 +199,8 @@ describe('dedupStream', () => {
     );
     await expect(dedupStream([null] as never, { reread })).rejects.toThrow(TypeError);
     await expect(dedupStream([{ text: 'x', offset: -1 }], { reread })).rejects.toThrow(RangeError);
-    // k = 64: the two texts are a candidate pair whatever their distance, so their texts are read again.
-    await expect(dedupStream(docsOf(texts), { reread: () => ['only one'], k: 64 })).rejects.toThrow(
+    // Two exact copies: both are read again to confirm them.
+    await expect(dedupStream(docsOf(['a b c d', 'a b c d']), { reread: () => ['only one'] })).rejects.toThrow(
       /reread must return one text per document asked for \(2\)/,
     );
     const failing = async function* () {

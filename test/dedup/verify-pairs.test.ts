@@ -1,19 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { dedup, dropFeaturelessPairs, findNearDuplicates, simhashMany, verifyPairs } from '../../src/index.js';
+import { jaccardFlags, keepFlagged } from '../../src/dedup/verify-pairs.js';
 import {
   PASS_CHUNK_BYTES,
   VERIFY_WINDOW_BYTES,
   fingerprintWithSets,
   fingerprintsShareShingles,
-  jaccardFlags,
-  keepFlagged,
   shingleSets,
-} from '../../src/dedup/verify-pairs.js';
+} from '../../src/dedup/shingle-sets.js';
+import { PairChecks } from '../../src/dedup/pair-checks.js';
 import { createSimHasher } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { spanningPairs } from '../../src/dedup/dedup-groups.js';
-import { newForest } from '../../src/dedup/forest.js';
 import { loadReference, randomDocument, rng, wordList } from '../reference.js';
 import { wordsOf } from '../../src/dedup/shingle-jaccard.js';
 import { families, refCounts, refKeep, refSet } from './jaccard-reference.js';
@@ -190,7 +189,7 @@ describe('verification in WebAssembly against the plain reference', () => {
     const want = spanningPairs(texts.length, keepFlagged(pairs, all));
     expect(want.a.length).toBeGreaterThan(20);
     for (const window of [VERIFY_WINDOW_BYTES, 300, 1]) {
-      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, newForest(texts.length)));
+      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, PairChecks.connected(texts.length)));
       expect(Array.from(got.a), `window ${window}`).toEqual(Array.from(want.a));
       expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
     }
@@ -211,7 +210,7 @@ describe('verification in WebAssembly against the plain reference', () => {
       [128, 2000],
     ] as const) {
       const plan = createSimHasher({ bits }).options;
-      expect(fingerprintsShareShingles(plan, { threshold: 0.6, width: 3 })).toBe(true);
+      expect(fingerprintsShareShingles(plan, { width: 3 })).toBe(true);
       const { fingerprints, featureCounts, prebuilt } = fingerprintWithSets(texts, docs, plan, chunk);
       const want = createSimHasher({ bits }).hashManyDetailed(docs.map((d) => texts[d]!));
       expect(Array.from(fingerprints), `${bits} bits`).toEqual(Array.from(want.fingerprints));
@@ -238,21 +237,29 @@ describe('verification in WebAssembly against the plain reference', () => {
       const pb = Uint32Array.from(keep, (p) => b[p]!);
       const options = { threshold: 0.5, width: 3 };
       const again = fingerprintWithSets(texts, docs, plan).prebuilt;
-      const viaSets = jaccardFlags(texts, pa, pb, options, VERIFY_WINDOW_BYTES, null, again);
+      const viaSets = jaccardFlags(texts, pa, pb, options, VERIFY_WINDOW_BYTES, PairChecks.all(), again);
       const plain = jaccardFlags(texts, pa, pb, options);
       expect(Array.from(viaSets)).toEqual(Array.from(plain));
       expect(viaSets.some((f) => f === 1)).toBe(true);
       // That verification reused the set memory: the sets built before it are refused, not read.
       expect(() => again.built()).toThrow('overwritten');
       const fresh = fingerprintWithSets(texts, docs, plan).prebuilt;
-      const forestFlags = jaccardFlags(texts, pa, pb, options, VERIFY_WINDOW_BYTES, newForest(texts.length), fresh);
+      const forestFlags = jaccardFlags(
+        texts,
+        pa,
+        pb,
+        options,
+        VERIFY_WINDOW_BYTES,
+        PairChecks.connected(texts.length),
+        fresh,
+      );
       expect(Array.from(forestFlags)).toEqual(
-        Array.from(jaccardFlags(texts, pa, pb, options, 500, newForest(texts.length))),
+        Array.from(jaccardFlags(texts, pa, pb, options, 500, PairChecks.connected(texts.length))),
       );
     }
     // Other features than the verifier's shingles: not shared.
     for (const options of [{ tokenizer: 'words' }, { width: 4 }, { normalize: 'NFKC' }, { preset: 'java' }] as const)
-      expect(fingerprintsShareShingles(createSimHasher(options).options, { threshold: 0.6, width: 3 })).toBe(false);
+      expect(fingerprintsShareShingles(createSimHasher(options).options, { width: 3 })).toBe(false);
   });
 
   it('dedup verifies with word shingles whatever tokenizer fingerprints', () => {

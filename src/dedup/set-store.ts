@@ -1,0 +1,201 @@
+// Every document's shingle set, kept from the hashing pass for verification, so that a text is read and tokenized
+// once whatever its number of candidate pairs (re-reading the texts of each window of pairs read a document once per
+// earlier copy of it, and re-parsed it). Sets are kept in memory up to a budget, then appended to a temporary file
+// (Node), whose name is removed at once where the system allows it, so a killed run leaves nothing behind. A
+// window's sets are read back into WebAssembly memory in file order, adjacent sets in one read.
+import type { Runtime } from '../runtime/wasm.js';
+import { align16, regions } from '../runtime/marshal.js';
+import { type BuiltSets, type CopiedSets, verifyRegions } from './shingle-sets.js';
+import type { SetSource } from './pair-checks.js';
+
+/** Where sets beyond the memory budget go: positions and lengths in bytes. */
+export interface SpillFile {
+  write(bytes: Uint8Array, position: number): void;
+  /** Fills `into` from `position`. */
+  read(into: Uint8Array, position: number): void;
+  close(): void;
+}
+
+/** Bytes of sets held in memory before the rest goes to a temporary file (default). */
+export const SET_MEMORY_BYTES = 256 << 20;
+
+/** Bytes of sets per verification window read from the store. */
+export const STORE_WINDOW_BYTES = 128 << 20;
+
+interface Chunk {
+  /** Position (in u64) of data[0] in the store's sequence. */
+  start: number;
+  data: BigUint64Array;
+}
+
+export class SetStore implements SetSource {
+  /** Each document's set: its position in the store's sequence of u64 and its size; by document index. */
+  private pos = new Float64Array(1024);
+  private size = new Uint32Array(1024);
+  private total = 0;
+  private readonly chunks: Chunk[] = [];
+  private memory = 0;
+  /** Position from which sets are in the file (Infinity: none are). */
+  private spilledFrom = Infinity;
+  private spill: SpillFile | null = null;
+
+  constructor(
+    private readonly memoryBytes: number,
+    private readonly openSpill: (() => SpillFile) | null,
+    /** Two documents without words: whether their trimmed texts are equal. */
+    readonly sameWordless: (i: number, j: number) => boolean,
+  ) {}
+
+  /** Bytes of sets stored, and how many of them went to the file. */
+  get bytes(): number {
+    return this.total * 8;
+  }
+  get spilledBytes(): number {
+    return this.spilledFrom === Infinity ? 0 : (this.total - this.spilledFrom) * 8;
+  }
+
+  /** Stores the sets of documents docs[0], docs[1], … (set q is sets' q-th). */
+  append(docs: ArrayLike<number>, sets: CopiedSets): void {
+    let top = 0;
+    for (let q = 0; q < docs.length; q++) top = Math.max(top, docs[q]! + 1);
+    this.reserve(top);
+    const base = this.total;
+    for (let q = 0; q < docs.length; q++) {
+      this.pos[docs[q]!] = base + sets.starts[q]!;
+      this.size[docs[q]!] = sets.starts[q + 1]! - sets.starts[q]!;
+    }
+    const data = sets.data;
+    if (this.spilledFrom === Infinity && (this.memory + data.byteLength <= this.memoryBytes || !this.openSpill)) {
+      this.chunks.push({ start: base, data });
+      this.memory += data.byteLength;
+    } else {
+      if (!this.spill) {
+        this.spill = this.openSpill!();
+        this.spilledFrom = base;
+      }
+      this.spill.write(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), (base - this.spilledFrom) * 8);
+    }
+    this.total += data.length;
+  }
+
+  private reserve(n: number): void {
+    if (n <= this.pos.length) return;
+    const length = Math.max(n, this.pos.length * 2);
+    const pos = new Float64Array(length);
+    pos.set(this.pos);
+    this.pos = pos;
+    const size = new Uint32Array(length);
+    size.set(this.size);
+    this.size = size;
+  }
+
+  cost(d: number): number {
+    return 8 * this.size[d]! + 16;
+  }
+
+  /** The sets of `docs`, reordered by their place in the store, back to back in WebAssembly memory. */
+  load(rt: Runtime, docs: number[]): BuiltSets {
+    const { pos, size } = this;
+    docs.sort((x, y) => pos[x]! - pos[y]!);
+    const count = docs.length;
+    let words = 0;
+    for (const d of docs) words += size[d]!;
+    const starts = regions(rt).work.reserve(align16((count + 1) * 4));
+    const owned = verifyRegions(rt.heap);
+    owned.setsOwner = null; // whatever was there before is overwritten now
+    const sets = owned.sets.reserve(words * 8 + 16);
+    const { heap } = rt;
+    const u32 = heap.u32;
+    const u64 = heap.u64;
+    let at = 0;
+    let chunk = 0;
+    for (let q = 0; q < count; q++) {
+      const d = docs[q]!;
+      u32[(starts >>> 2) + q] = at;
+      const p = pos[d]!;
+      const n = size[d]!;
+      if (n > 0 && p < this.spilledFrom) {
+        while (this.chunks[chunk]!.start + this.chunks[chunk]!.data.length <= p) chunk++;
+        const c = this.chunks[chunk]!;
+        u64.set(c.data.subarray(p - c.start, p - c.start + n), (sets >>> 3) + at);
+      }
+      at += n;
+    }
+    u32[(starts >>> 2) + count] = at;
+    if (this.spill) this.readSpilled(heap.u8, docs, sets);
+    return { sets, starts, count };
+  }
+
+  /** Reads the window's sets that lie in the file: runs of sets adjacent in the file take one read each. */
+  private readSpilled(u8: Uint8Array, docs: readonly number[], sets: number): void {
+    const { pos, size, spilledFrom } = this;
+    let at = 0; // u64 written to the window so far
+    let q = 0;
+    while (q < docs.length) {
+      const p = pos[docs[q]!]!;
+      if (p < spilledFrom || size[docs[q]!] === 0) {
+        at += size[docs[q]!]!;
+        q++;
+        continue;
+      }
+      // A run of sets that follow each other in the file: one read.
+      let end = p + size[docs[q]!]!;
+      const first = at;
+      at += size[docs[q]!]!;
+      q++;
+      while (q < docs.length && pos[docs[q]!] === end) {
+        end += size[docs[q]!]!;
+        at += size[docs[q]!]!;
+        q++;
+      }
+      this.spill!.read(u8.subarray(sets + first * 8, sets + at * 8), (p - spilledFrom) * 8);
+    }
+  }
+
+  close(): void {
+    this.spill?.close();
+    this.spill = null;
+  }
+}
+
+/**
+ * A spill file in the system's temporary folder (Node only; null elsewhere, where sets stay in memory). Its name is
+ * removed right after it is opened (POSIX keeps the open file), so a killed run leaves no file behind; where the
+ * system refuses, it is removed on close.
+ */
+export async function temporarySpill(): Promise<(() => SpillFile) | null> {
+  if (typeof process === 'undefined' || !process.versions?.node) return null;
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-wasm-sets-'));
+    const file = path.join(dir, 'sets');
+    const fd = fs.openSync(file, 'w+', 0o600);
+    let named = true;
+    try {
+      fs.unlinkSync(file);
+      fs.rmdirSync(dir);
+      named = false;
+    } catch {
+      // removed on close
+    }
+    return {
+      write(bytes, position) {
+        for (let done = 0; done < bytes.length; )
+          done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+      },
+      read(into, position) {
+        for (let done = 0; done < into.length; ) {
+          const got = fs.readSync(fd, into, done, into.length - done, position + done);
+          if (got === 0) throw new Error(`set store: the spill file ended at ${position + done}`);
+          done += got;
+        }
+      },
+      close() {
+        fs.closeSync(fd);
+        if (named) fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+}
