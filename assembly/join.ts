@@ -8,19 +8,19 @@
 // (b - k)-subsets of blocks in lexicographic order, so the first one whose key the pair agrees on is the set of
 // the first b - k blocks it agrees on: a table emits a pair when the pair agrees on its key and on none of the
 // other blocks below its last key block (`earlier`, a bit per block id). Near-duplicates agree on most blocks,
-// so for all but their one table the test stops at the first block it looks at. The planner (src/dedup/join-plan.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
+// so for all but their one table the test stops at the first block it looks at. The planner (src/join/join-plan.ts) chooses b and sortBits; sortBits may be fewer than the key's bits
 // (the runs are then coarser, never wrong: the canonical test decides). A plan with no key blocks compares all.
 //
 // Pairs are written as u64 `(a << shift) | b` with a < b, so one radix sort orders them by (a, b) at the end.
 // The walk stops when the output is full and records where it was in `state` (i, j), so the caller can make
 // room and call again: no allocation happens in WebAssembly.
 //
-// Layouts (all little-endian, prepared by src/dedup/join.ts):
-//   segs:  nsegs segments: the permutation as bit-range moves (src/dedup/join-layout.shared.ts).
+// Layouts (all little-endian, prepared by src/join/join.ts):
+//   segs:  nsegs segments: the permutation as bit-range moves (src/join/join-layout.shared.ts).
 //   masks: b × u64 (64-bit) or b × [lo u64, hi u64] (128-bit): each block's bits in permuted coordinates.
 //   hist:  passes × 2^digitBits × u32.
 
-import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from '../src/dedup/join-layout.shared';
+import { SEGMENT_BYTES, S_SOURCE_SHIFT, S_TARGET_SHIFT, S_WIDTH } from '../src/join/join-layout.shared';
 
 // @ts-ignore: decorator
 @inline function lowMask(width: u32): u64 {
@@ -153,7 +153,7 @@ export function joinHistogram64(fps: usize, n: u32, segs: usize, nsegs: u32, low
  * The first radix pass: permutes each fingerprint again and scatters it by digit 0, with its index: i, or
  * srcIdx[i] when the fingerprints are a bucket of an earlier scatter (srcIdx != 0). With `permuted` false the
  * fingerprint is stored as it was, and `nsegs` need only cover digit 0: for a table that no later pass sorts,
- * whose walk tests runs and rules with masks in the fingerprints' own bit order (src/dedup/join.ts).
+ * whose walk tests runs and rules with masks in the fingerprints' own bit order (src/join/join.ts).
  */
 export function joinScatter64(
   fps: usize, srcIdx: usize, n: u32, segs: usize, nsegs: u32, keys: usize, idx: usize, lowShift: u32, digitBits: u32, hist: usize,

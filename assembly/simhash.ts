@@ -18,7 +18,7 @@ export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount12
 // against the TypeScript one (test/runtime/layout.test.ts).
 export * from '../src/fingerprint/modes.shared';
 export * from '../src/fingerprint-index/layout.shared';
-export * from '../src/dedup/join-layout.shared';
+export * from '../src/join/join-layout.shared';
 
 /** First free byte after static data: src/runtime/heap.ts allocates from here. */
 export function heapBase(): usize {

@@ -15,7 +15,7 @@ import {
   selfPairsWithinDistance,
   type NearDuplicatePairs,
 } from '../src/index.js';
-import { planJoin } from '../src/dedup/join-plan.js';
+import { planJoin } from '../src/join/join-plan.js';
 import { randomWords } from './corpus.js';
 import { jsVerifiedCount } from './verify-baseline.js';
 import type { BenchRow } from './bench-row.js';

@@ -47,13 +47,15 @@ export { SPEC_ID, SPEC_IDS, type SpecId } from './fingerprint/spec.js';
 export { verifyPairs, dropFeaturelessPairs } from './dedup/verify-pairs.js';
 export {
   findNearDuplicates,
+  type FindNearDuplicatesOptions,
+  type NearDuplicatesResult,
+  type NearDuplicatePairs,
+} from './join/find-near-duplicates.js';
+export {
   clusters,
   dedup,
   defaultDedupK,
   type VerifyOptions,
-  type FindNearDuplicatesOptions,
-  type NearDuplicatesResult,
-  type NearDuplicatePairs,
   type ClusterMode,
   type ClusterOptions,
   type Clusters,

@@ -317,7 +317,7 @@ async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFact
     `${r.count} documents (${(corpus.bytesRead / 1e6).toFixed(1)} MB) from ${from}` +
       (f.report.skipped ? `, ${f.report.skipped} skipped` : ''),
     `k = ${f.k}, ${f.bits}-bit fingerprints, ${f.verify ? `pairs verified at shingle Jaccard ≥ ${f.verify.threshold ?? 0.6}` : 'pairs not verified'}, ${f.mode} clusters`,
-    `${r.candidates} candidate pairs within k, ${r.pairs.a.length} near-duplicate pairs; ${big.length} clusters of 2 or more hold ${inGroups} documents; ${r.clusterCount} clusters in all`,
+    `${r.candidates} candidate pairs within k${f.verify ? ` (${r.checks} checked)` : ''}, ${r.pairs.a.length} near-duplicate pairs; ${big.length} clusters of 2 or more hold ${inGroups} documents; ${r.clusterCount} clusters in all`,
     ``,
     `Largest clusters:`,
   ];

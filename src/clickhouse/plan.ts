@@ -1,5 +1,5 @@
 // Plans the near-duplicate join on a ClickHouse cluster, on the pigeonhole scheme of findNearDuplicates
-// (src/dedup/join-plan.ts): the fingerprint is split into b > k blocks, so two fingerprints within k agree on at
+// (src/join/join-plan.ts): the fingerprint is split into b > k blocks, so two fingerprints within k agree on at
 // least b − k of them, and every fingerprint gets one key row per (b − k)-subset of blocks ("table"): the table id
 // and those blocks' bits. Key rows are shuffled to the shard that owns their key; each shard self-joins its own key
 // rows, so a pair within k meets on at least one shard. A pair is emitted only by the first table whose blocks it
@@ -9,7 +9,7 @@
 // When no block plan is cheap enough (large k), the grid plan compares everything: each fingerprint goes to group
 // id mod G and gets G key rows, one per group pair {g, j}; every pair of fingerprints meets on exactly one key.
 import { show } from '../errors.js';
-import { planWithBlocks } from '../dedup/join-plan.js';
+import { planWithBlocks } from '../join/join-plan.js';
 
 export type ClusterBits = 64 | 128;
 
@@ -69,7 +69,7 @@ export interface ClusterJoinEstimate {
 
 /** Most key rows per fingerprint considered: each is shuffled, stored and hashed. */
 export const MAX_TABLES = 1024;
-const MAX_BLOCKS = 16; // planWithBlocks' limit (MAX_BLOCKS in src/dedup/join-plan.ts)
+const MAX_BLOCKS = 16; // planWithBlocks' limit (MAX_BLOCKS in src/join/join-plan.ts)
 
 // Cost per key row (computed on its fingerprint's shard, sent to its owner, gathered and hashed there) and per join
 // row (probed, built, XORed, popcounted, dropped; every key row also meets itself), in µs of CPU: a least-squares

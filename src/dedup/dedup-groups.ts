@@ -2,7 +2,7 @@
 // trimmed) as compressed rows, and the pairs they stand for. Everything here is linear in the number of documents
 // plus the pairs produced: a group of g documents costs O(g), never O(g²), unless every pair is asked for.
 import { firstOfEqual } from './exact-copies.js';
-import type { NearDuplicatePairs } from './join.js';
+import { MAX_JOIN_PAIRS, type NearDuplicatePairs } from '../join/join.js';
 import { keepFlagged } from './verify-pairs.js';
 import { forestJoin, newForest } from './forest.js';
 import { recycleBuffer, spareBuffer } from '../runtime/spare-buffers.js';
@@ -142,11 +142,7 @@ function stableBy(n: number, pairs: NearDuplicatePairs, key: Uint32Array, out: N
   }
 }
 
-/**
- * The most candidate pairs of distinct texts dedup checks, and the most pairs a join returns: each costs about 33
- * bytes of WebAssembly memory on the way (pair keys as the walk grows them, the sort, the unpacked arrays).
- */
-export const MAX_JOIN_PAIRS = 2 ** 27;
+export { MAX_JOIN_PAIRS } from '../join/join.js';
 
 /** How dedup sees a corpus once exact copies and identical fingerprints are grouped. */
 export interface Collapsed {

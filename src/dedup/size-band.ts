@@ -18,7 +18,7 @@
 import type { Collapsed } from './dedup-groups.js';
 import { gatherFingerprints } from './dedup-groups.js';
 import { pairsWithinDistance, selfPairChunksInBand, sortByA } from '../hamming/hamming.js';
-import { type NearDuplicatePairs, pairKeysRegion, pairShiftFor, sortPairKeys } from './join.js';
+import { type NearDuplicatePairs, pairKeysRegion, pairShiftFor, sortPairKeys } from '../join/join.js';
 import { align16 } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 

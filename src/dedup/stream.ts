@@ -12,10 +12,10 @@ import {
   type DedupResult,
   checkDedupOptions,
   featurelessByTrimmedText,
-  findNearDuplicates,
   groupClusters,
 } from './dedup.js';
 import { candidatePairs, collapse, sortPairs, tooManyPairs } from './dedup-groups.js';
+import { findNearDuplicates } from '../join/find-near-duplicates.js';
 import { verifiedCandidates } from './verify-candidates.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';

@@ -2,7 +2,7 @@
 // skipping rule of the cluster mode (every pair when all pairs are asked for), or, without verification, every pair
 // (a spanning forest of them for connected clusters explained). One machinery for both paths: only where the sets
 // come from differs.
-import type { NearDuplicatePairs } from './join.js';
+import type { NearDuplicatePairs } from '../join/join.js';
 import type { PairsMode } from './dedup-groups.js';
 import { spanningPairs } from './dedup-groups.js';
 import { PairChecks, type SetSource, pairFlags } from './pair-checks.js';

@@ -4,7 +4,7 @@
 // kernel's own word tokenizer and XXH3 shingle hashes (assembly/verify-pairs.ts), only for documents in a
 // candidate pair, a window of documents per call. Documents without words (shingle set empty) pair only with
 // documents whose trimmed text is identical, so "©", "%s" and "???" do not all fall into one cluster.
-import type { NearDuplicatePairs } from './join.js';
+import type { NearDuplicatePairs } from '../join/join.js';
 import { show } from '../errors.js';
 import { type PrebuiltSets, VERIFY_WINDOW_BYTES, textOf } from './shingle-sets.js';
 import { PairChecks, pairFlags, textSource } from './pair-checks.js';

@@ -2,7 +2,7 @@
 // (to sweep k). Small corpora and 32-bit fingerprints: all pairs compared here (O(n²) popcounts, the reference);
 // larger corpora at 64/128 bits: the library's own join (findNearDuplicates in src/dedup/dedup.ts), which gives the
 // same pairs (checked in test/eval/eval.test.ts) about ten times faster.
-import { findNearDuplicates } from '../dedup/dedup.js';
+import { findNearDuplicates } from '../join/find-near-duplicates.js';
 
 export interface HammingPairs {
   a: Int32Array;

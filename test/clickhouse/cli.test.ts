@@ -3,7 +3,7 @@
 // fingerprints `hash --format tsv` printed, and must give findNearDuplicates' pairs.
 import { createClient } from '@clickhouse/client';
 import { describe, expect, it } from 'vitest';
-import { findNearDuplicates } from '../../src/dedup/dedup.js';
+import { findNearDuplicates } from '../../src/join/find-near-duplicates.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { ONCE } from '../e2e/gate.js';
 import { runCli } from '../cli/run.js';

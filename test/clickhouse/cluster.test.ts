@@ -14,7 +14,7 @@ import {
   openClickHouseTables,
 } from '../../src/clickhouse/index.js';
 import { fingerprintKeys } from '../../src/clickhouse/plan.js';
-import { findNearDuplicates } from '../../src/dedup/dedup.js';
+import { findNearDuplicates } from '../../src/join/find-near-duplicates.js';
 import { FingerprintIndex } from '../../src/fingerprint-index/fingerprint-index.js';
 import { rng } from '../reference.js';
 import { ONCE } from '../e2e/gate.js';

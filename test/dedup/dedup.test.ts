@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clusters, dedup, findInThreads, findNearDuplicates } from '../../src/dedup/dedup.js';
+import { clusters, dedup } from '../../src/dedup/dedup.js';
+import { findInThreads, findNearDuplicates } from '../../src/join/find-near-duplicates.js';
 import { sortPairs } from '../../src/dedup/dedup-groups.js';
-import { findWithPlan, tableShares } from '../../src/dedup/join.js';
-import { planJoin, planWithBlocks, tableRule } from '../../src/dedup/join-plan.js';
+import { findWithPlan, tableShares } from '../../src/join/join.js';
+import { planJoin, planWithBlocks, tableRule } from '../../src/join/join-plan.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { hammingDistance } from '../../src/fingerprint/bits.js';
 import { wasm } from '../../src/runtime/wasm.js';
-import { asStrings, bruteForce } from './join-reference.js';
+import { asStrings, bruteForce } from '../join/join-reference.js';
 
 // ---- references (plain TypeScript) ----
 

@@ -3,12 +3,12 @@
 // by the reference rule, clustered by a plain union-find (or the plain centre rule).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createSimHasher, dedup, findNearDuplicates, simhashMany } from '../../src/index.js';
-import { pairsSharingTopBits } from '../../src/dedup/dedup.js';
+import { pairsSharingTopBits } from '../../src/join/find-near-duplicates.js';
 import { MAX_JOIN_PAIRS } from '../../src/dedup/dedup-groups.js';
 import { contentHashes, exactCopies, firstOfEqual, sameText } from '../../src/dedup/exact-copies.js';
 import { loadReference, rng } from '../reference.js';
 import { families, refKeep } from './jaccard-reference.js';
-import { asStrings, unionFind } from './join-reference.js';
+import { asStrings, unionFind } from '../join/join-reference.js';
 
 beforeAll(loadReference);
 

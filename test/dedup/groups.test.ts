@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { type StreamDocument, dedupStream } from '../../src/dedup/stream.js';
 import { loadReference, referenceFingerprint, rng } from '../reference.js';
-import { bruteForce, unionFind } from './join-reference.js';
+import { bruteForce, unionFind } from '../join/join-reference.js';
 import { refKeep } from './jaccard-reference.js';
 
 beforeAll(loadReference);

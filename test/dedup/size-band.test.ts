@@ -7,7 +7,7 @@ import { dedup, findNearDuplicates, simhashMany, verifyPairs } from '../../src/i
 import { rowsOf, type Collapsed } from '../../src/dedup/dedup-groups.js';
 import { sizeBand } from '../../src/dedup/size-band.js';
 import { rng } from '../reference.js';
-import { asStrings, unionFind } from './join-reference.js';
+import { asStrings, unionFind } from '../join/join-reference.js';
 import { shingleSets } from '../../src/dedup/shingle-sets.js';
 
 /** The verifier's size rule from first principles: could sets of these sizes have Jaccard ≥ t? */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as joinLayout from '../../src/dedup/join-layout.shared.js';
+import * as joinLayout from '../../src/join/join-layout.shared.js';
 import * as indexLayout from '../../src/fingerprint-index/layout.shared.js';
 import * as modes from '../../src/fingerprint/modes.shared.js';
 import { wasm } from '../../src/runtime/wasm.js';
@@ -14,7 +14,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const shared = {
   'src/fingerprint/modes.shared.ts': modes as Record<string, number>,
   'src/fingerprint-index/layout.shared.ts': indexLayout as Record<string, number>,
-  'src/dedup/join-layout.shared.ts': joinLayout as Record<string, number>,
+  'src/join/join-layout.shared.ts': joinLayout as Record<string, number>,
 };
 
 function assemblySources(): Array<[file: string, text: string]> {

@@ -20,9 +20,9 @@ import {
   simhashManyAsync,
   toHex,
 } from '../../src/index.js';
-import { findInThreads } from '../../src/dedup/dedup.js';
-import { planJoin } from '../../src/dedup/join-plan.js';
-import { JOIN_TASK } from '../../src/dedup/join.js';
+import { findInThreads } from '../../src/join/find-near-duplicates.js';
+import { planJoin } from '../../src/join/join-plan.js';
+import { JOIN_TASK } from '../../src/join/join.js';
 import { MAX_DOCUMENT_BYTES, readsStrings, shrinkingChunks } from '../../src/fingerprint/fingerprint.js';
 import type { Plan } from '../../src/fingerprint/options.js';
 import { type PackedTexts, packTexts } from '../../src/runtime/pool-texts.js';

@@ -9,6 +9,12 @@ import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
 
+/**
+ * The most pairs a join returns, and the most candidate pairs of distinct texts dedup checks: each costs about 33
+ * bytes of WebAssembly memory on the way (pair keys as the walk grows them, the sort, the unpacked arrays).
+ */
+export const MAX_JOIN_PAIRS = 2 ** 27;
+
 /** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
 export interface NearDuplicatePairs {
   a: Uint32Array;
@@ -271,7 +277,14 @@ function walkTables(
             );
       count += written;
       if (heap.u32[(p.state >>> 2) + 2] === 1) break;
-      cap *= 2;
+      // More pairs than fit in memory: fail now, not after the walk has filled WebAssembly memory's 4 GiB.
+      if (count >= MAX_JOIN_PAIRS) {
+        throw new RangeError(
+          `the join found more than ${MAX_JOIN_PAIRS} pairs within k = ${plan.k} (more than fit in memory); ` +
+            'lower k, or group identical fingerprints first (dedup() does)',
+        );
+      }
+      cap = Math.min(cap * 2, MAX_JOIN_PAIRS + 1);
       out = r.pairs.reserve(cap * 8, count * 8);
     }
   };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { findNearDuplicates } from '../../src/dedup/dedup.js';
-import { planJoinFor } from '../../src/dedup/join-estimate.js';
-import { planJoin } from '../../src/dedup/join-plan.js';
-import { findWithPlan } from '../../src/dedup/join.js';
+import { findNearDuplicates } from '../../src/join/find-near-duplicates.js';
+import { planJoinFor } from '../../src/join/join-estimate.js';
+import { planJoin } from '../../src/join/join-plan.js';
+import { findWithPlan } from '../../src/join/join.js';
 import { rng } from '../reference.js';
 import { asStrings, bruteForce } from './join-reference.js';
 
