@@ -345,13 +345,34 @@ export function radixSort(
 }
 
 /**
+ * `roots` (u32 per fingerprint index, or 0): the group each fingerprint's documents are known to be in (dedup's
+ * clusters so far), NO_ROOT for one that must never be skipped. A pair of one group is not emitted: it could change
+ * nothing. A run (or the rest of one, when the walk resumes) whose members all share a group is skipped whole, so a
+ * run of m near-duplicates already clustered costs O(m), not O(m²).
+ */
+// @ts-ignore: decorator
+@inline const NO_ROOT: u32 = 0xffffffff;
+
+// @ts-ignore: decorator
+@inline function rootOf(idx: usize, roots: usize, at: u32): u32 {
+  return load<u32>(roots + (<usize>load<u32>(idx + (<usize>at << 2)) << 2));
+}
+
+function oneRoot(idx: usize, roots: usize, from: u32, end: u32): bool {
+  let r = rootOf(idx, roots, from);
+  if (r == NO_ROOT) return false;
+  for (let q = from + 1; q < end; q++) if (rootOf(idx, roots, q) != r) return false;
+  return true;
+}
+
+/**
  * Walks runs of equal `keys & topMask` in a sorted 64-bit table and writes the canonical pairs within k to `out`
  * (at most `cap`). Resumes from and saves (i, j) in `state`; state[2] becomes 1 when the table is finished.
- * Returns the number of pairs written.
+ * Returns the number of pairs written. With `roots`, pairs of one group are skipped (above).
  */
 export function joinWalk64(
   keys: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMask: u64, earlier: u32,
-  pairShift: u32, out: usize, cap: u32, state: usize,
+  pairShift: u32, out: usize, cap: u32, state: usize, roots: usize,
 ): u32 {
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
@@ -361,8 +382,14 @@ export function joinWalk64(
     let prefix = load<u64>(keys + (<usize>i << 3)) & topMask;
     let end = i + 1;
     while (end < n && (load<u64>(keys + (<usize>end << 3)) & topMask) == prefix) end++;
+    if (roots != 0 && oneRoot(idx, roots, i, end)) {
+      i = end;
+      j = 0;
+      continue;
+    }
     for (; i < end; i++) {
       let pi = load<u64>(keys + (<usize>i << 3));
+      let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
       if (j <= i) j = i + 1;
       // Four candidates per step, tested together: bit 7 of popcount + 127 - k is set exactly when popcount > k,
       // so one AND tells that all four are too far (nearly every step of a long run), and no branch per candidate
@@ -378,6 +405,7 @@ export function joinWalk64(
         let x = pi ^ load<u64>(keys + (<usize>j << 3));
         if (<u32>popcnt<u64>(x) > k) continue;
         if ((x & keyMask) != 0 || !firstTable64(x, masks, earlier)) continue;
+        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) continue;
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);
@@ -398,7 +426,7 @@ export function joinWalk64(
 /** The 128-bit walk: `keys` holds the permuted high words (sorted), `los` the permuted low words. */
 export function joinWalk128(
   keys: usize, los: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMaskHi: u64, keyMaskLo: u64,
-  earlier: u32, pairShift: u32, out: usize, cap: u32, state: usize,
+  earlier: u32, pairShift: u32, out: usize, cap: u32, state: usize, roots: usize,
 ): u32 {
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
@@ -407,15 +435,22 @@ export function joinWalk128(
     let prefix = load<u64>(keys + (<usize>i << 3)) & topMask;
     let end = i + 1;
     while (end < n && (load<u64>(keys + (<usize>end << 3)) & topMask) == prefix) end++;
+    if (roots != 0 && oneRoot(idx, roots, i, end)) {
+      i = end;
+      j = 0;
+      continue;
+    }
     for (; i < end; i++) {
       let hi = load<u64>(keys + (<usize>i << 3));
       let lo = load<u64>(los + (<usize>i << 3));
+      let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
       if (j <= i) j = i + 1;
       for (; j < end; j++) {
         let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
         let xlo = lo ^ load<u64>(los + (<usize>j << 3));
         if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
         if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
+        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) continue;
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);

@@ -60,9 +60,11 @@ export function expandPairs(
   within = 0,
   to: Uint32Array | null = null,
 ): NearDuplicatePairs {
-  const a = new Uint32Array(total);
-  const b = new Uint32Array(total);
-  const d = new Uint8Array(total);
+  const out: NearDuplicatePairs = {
+    a: new Uint32Array(total),
+    b: new Uint32Array(total),
+    distance: new Uint8Array(total),
+  };
   const { start } = rows;
   const members = to ? mapped(rows.members, to) : rows.members;
   let q = 0;
@@ -70,12 +72,42 @@ export function expandPairs(
     const end = start[g + 1]!;
     for (let x = start[g]!; x + 1 < end; x++) {
       for (let y = x + 1; y < end; y++) {
-        a[q] = members[x]!;
-        b[q] = members[y]!;
-        d[q++] = within;
+        out.a[q] = members[x]!;
+        out.b[q] = members[y]!;
+        out.distance[q++] = within;
       }
     }
   }
+  writeAcross(start, members, ga, gb, distance, out, q);
+  return out;
+}
+
+/**
+ * The pairs of documents across each pair of groups (ga, gb, distance) of `rows`, whose members are given as
+ * documents (`members`, in rows' order): Σ |G(a)|·|G(b)| of them, a < b in each.
+ */
+export function acrossPairs(rows: Rows, members: Uint32Array, pairs: NearDuplicatePairs): NearDuplicatePairs {
+  const total = pairsAcross(rows, pairs.a, pairs.b);
+  const out: NearDuplicatePairs = {
+    a: new Uint32Array(total),
+    b: new Uint32Array(total),
+    distance: new Uint8Array(total),
+  };
+  writeAcross(rows.start, members, pairs.a, pairs.b, pairs.distance, out, 0);
+  return out;
+}
+
+function writeAcross(
+  start: Uint32Array,
+  members: Uint32Array,
+  ga: Uint32Array,
+  gb: Uint32Array,
+  distance: Uint8Array,
+  out: NearDuplicatePairs,
+  from: number,
+): void {
+  const { a, b, distance: d } = out;
+  let q = from;
   for (let p = 0; p < ga.length; p++) {
     const s1 = start[ga[p]!]!;
     const e1 = start[ga[p]! + 1]!;
@@ -100,7 +132,6 @@ export function expandPairs(
       }
     }
   }
-  return { a, b, distance: d };
 }
 
 /**
@@ -239,7 +270,7 @@ export function halvesOf(words: BigUint64Array): Uint32Array {
  * table[values[i]] for each i: a loop, since TypedArray map with a callback was several times slower (~40 ms for
  * the 7·10^5 candidates of the bench's 25 MB).
  */
-function mapped(values: Uint32Array, table: ArrayLike<number>): Uint32Array {
+export function mapped(values: Uint32Array, table: ArrayLike<number>): Uint32Array {
   const out = new Uint32Array(values.length);
   for (let i = 0; i < values.length; i++) out[i] = table[values[i]!]!;
   return out;

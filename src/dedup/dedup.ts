@@ -10,18 +10,16 @@ import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, text
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
 import { hashTexts } from './stream-tasks.js';
-import { verifiedCandidates } from './verify-candidates.js';
+import { joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
 import {
   type Collapsed,
   type PairsMode,
-  candidatePairs,
   collapse,
   extendClusters,
   halvesOf,
   resultPairs,
-  sortPairs,
   tooManyPairs,
 } from './dedup-groups.js';
 
@@ -29,6 +27,7 @@ export type { PairsMode } from './dedup-groups.js';
 import { chunks } from '../runtime/marshal.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import type { NearDuplicatePairs } from '../join/join.js';
+import type { JoinPlan } from '../join/join-plan.js';
 import { checkJoinArgs, comparesAllPairs, joinOnThisThread } from '../join/find-near-duplicates.js';
 
 export type { VerifyOptions } from './verify-pairs.js';
@@ -40,6 +39,7 @@ export type { VerifyOptions } from './verify-pairs.js';
  */
 function distinctPairs(
   groups: Collapsed,
+  plan: JoinPlan,
   k: number,
   bits: 64 | 128,
   verify: Required<VerifyOptions> | false,
@@ -47,7 +47,6 @@ function distinctPairs(
 ): NearDuplicatePairs {
   const fps = groups.distinctFps;
   const n = fps.length / (bits / 64);
-  const plan = planJoinFor(fps, n, k, bits);
   if (verify && prebuilt && comparesAllPairs(plan) && n >= 2) {
     const band = sizeBand(groups, prebuilt.setOf, prebuilt.setSizes, verify.threshold);
     if (band) return joinInBand(groups, band, k, bits);
@@ -358,16 +357,15 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
   if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
-  const found = distinctPairs(groups, k, bits, verify, oneWindow?.prebuilt ?? null);
-  const candidates = sortPairs(n, candidatePairs(groups, found));
-  const t2 = performance.now();
-  const { verified, checks } = verifiedCandidates(n, candidates, {
-    verify,
-    mode,
-    pairsMode,
+  const fingerprintCount = groups.distinctFps.length / words;
+  const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
+  const stage = { verify, mode, pairsMode, windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES };
+  const prebuilt = oneWindow?.prebuilt ?? null;
+  const found = joinsInChunks(stage, fingerprintCount) ? null : distinctPairs(groups, plan, k, bits, verify, prebuilt);
+  const { verified, checks, candidates, verifyMs } = joinedAndVerified(n, groups, plan, found, {
+    ...stage,
     source: store ?? (verify ? textSource(texts, verify.width) : null),
-    windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES,
-    prebuilt: oneWindow?.prebuilt ?? null,
+    prebuilt,
   });
   const t3 = performance.now();
   const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
@@ -377,12 +375,12 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     featureCounts,
     clusterOf,
     pairs,
-    candidates: candidates.a.length,
+    candidates,
     checks,
     clusterCount,
     k,
     verify,
-    timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
+    timings: { hash: t1 - t0, join: t3 - t1 - verifyMs, verify: verifyMs, cluster: t4 - t3, total: t4 - t0 },
   };
 }
 

@@ -14,9 +14,10 @@ import {
   featurelessByTrimmedText,
   groupClusters,
 } from './dedup.js';
-import { candidatePairs, collapse, sortPairs, tooManyPairs } from './dedup-groups.js';
+import { collapse, tooManyPairs } from './dedup-groups.js';
+import { planJoinFor } from '../join/join-estimate.js';
 import { findNearDuplicates } from '../join/find-near-duplicates.js';
-import { verifiedCandidates } from './verify-candidates.js';
+import { joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, confirmCopies } from './stream-verify.js';
@@ -136,7 +137,7 @@ export async function dedupStream(
   if (typeof verifyMemoryBytes !== 'number' || !Number.isInteger(verifyMemoryBytes) || verifyMemoryBytes < 0)
     throw new RangeError(`verifyMemoryBytes must be a non-negative integer, got ${show(verifyMemoryBytes)}`);
   const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(dedupOptions);
-  const plan = createSimHasher({ ...hashOptions, bits }).options;
+  const hashPlan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
 
   const words = bits === 128 ? 2 : 1;
@@ -209,25 +210,23 @@ export async function dedupStream(
     }
     const copyOf = firstOfEqual(contentKeys, 2);
     await confirmCopies(copyOf, { locators, reread, budget: verifyBatchBytes });
-    const trim = featurelessByTrimmedText(plan, verify)
+    const trim = featurelessByTrimmedText(hashPlan, verify)
       ? (i: number) => `${copyKeys[i * 4 + 2]!.toString(36)}:${copyKeys[i * 4 + 3]!.toString(36)}`
       : null;
     const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
     if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
     const t1 = performance.now();
     progress('joining', 0, 1);
-    const found = await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
-    const candidates = sortPairs(count, candidatePairs(groups, found));
-    progress('joining', 1, 1);
-    const t2 = performance.now();
-    const { verified, checks } = verifiedCandidates(count, candidates, {
-      verify,
-      mode,
-      pairsMode,
-      source: store,
-      windowBytes: STORE_WINDOW_BYTES,
-    });
-    progress('verifying', candidates.a.length, candidates.a.length);
+    const fingerprintCount = groups.distinctFps.length / words;
+    const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
+    const stage = { verify, mode, pairsMode, source: store, windowBytes: STORE_WINDOW_BYTES };
+    // Connected clusters explained: the join walks in chunks on this thread, each verified as it comes; otherwise
+    // the join runs first, on `threads` workers.
+    const found = joinsInChunks(stage, fingerprintCount)
+      ? null
+      : await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
+    const { verified, checks, candidates, verifyMs } = joinedAndVerified(count, groups, plan, found, stage);
+    progress('verifying', 1, 1);
     const t3 = performance.now();
     progress('clustering', 0, 1);
     const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
@@ -237,12 +236,12 @@ export async function dedupStream(
       featureCounts,
       clusterOf,
       pairs,
-      candidates: candidates.a.length,
+      candidates,
       checks,
       clusterCount,
       k,
       verify,
-      timings: { hash: t1 - t0, join: t2 - t1, verify: t3 - t2, cluster: t4 - t3, total: t4 - t0 },
+      timings: { hash: t1 - t0, join: t3 - t1 - verifyMs, verify: verifyMs, cluster: t4 - t3, total: t4 - t0 },
       count,
       bytes,
       locators,

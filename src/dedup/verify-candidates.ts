@@ -1,10 +1,23 @@
 // The candidate pairs that dedup() and dedupStream keep: verified by shingle Jaccard through pair-checks.ts with the
 // skipping rule of the cluster mode (every pair when all pairs are asked for), or, without verification, every pair
-// (a spanning forest of them for connected clusters explained). One machinery for both paths: only where the sets
-// come from differs.
-import type { NearDuplicatePairs } from '../join/join.js';
-import type { PairsMode } from './dedup-groups.js';
-import { spanningPairs } from './dedup-groups.js';
+// (a spanning forest of them for connected clusters explained). Connected clusters explained (the default) take
+// the join's pairs a chunk at a time as the join walks (joinAndVerify), so no more than a chunk of candidate pairs
+// is ever held and pairs inside a cluster already formed are not even emitted. One machinery for both paths: only
+// where the sets come from differs.
+import { NO_GROUP, type NearDuplicatePairs, walkInChunks } from '../join/join.js';
+import type { JoinPlan } from '../join/join-plan.js';
+import {
+  type Collapsed,
+  type PairsMode,
+  acrossPairs,
+  candidatePairs,
+  expandPairs,
+  mapped,
+  pairsWithin,
+  sortPairs,
+  spanningPairs,
+} from './dedup-groups.js';
+import { forestJoin, forestRoot } from './forest.js';
 import { PairChecks, type SetSource, pairFlags } from './pair-checks.js';
 import type { PrebuiltSets } from './shingle-sets.js';
 import { keepFlagged } from './verify-pairs.js';
@@ -38,4 +51,112 @@ export function verifiedCandidates(
     o.pairsMode === 'all' ? PairChecks.all() : o.mode === 'connected' ? PairChecks.connected(n) : PairChecks.centre(n);
   const flags = pairFlags(n, o.source, candidates.a, candidates.b, o.verify, checks, o.windowBytes, o.prebuilt ?? null);
   return { verified: keepFlagged(candidates, flags), checks: checks.checks };
+}
+
+/**
+ * Connected clusters explained, from the join of the distinct fingerprints (`plan` over groups.distinctFps): pairs
+ * of distinct texts with one fingerprint first, then the join's pairs a chunk at a time in walk order, each chunk
+ * expanded to documents and verified at once (a pair already connected is skipped), and before the walk goes on it
+ * is told each fingerprint's cluster, so that pairs inside one cluster are not emitted at all: a group of m
+ * near-duplicates costs about m checks and O(m) per run of the join once it is one cluster, and memory holds one
+ * chunk, not every candidate pair. Returns the kept pairs (a spanning forest of the clusters over n documents), the
+ * candidate pairs handed to verification and the checks made.
+ */
+export function joinAndVerify(
+  n: number,
+  groups: Collapsed,
+  plan: JoinPlan,
+  o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
+): { verified: NearDuplicatePairs; checks: number; candidates: number; verifyMs: number } {
+  const checks = PairChecks.connected(n);
+  const forest = checks.forest!;
+  const kept = { a: new Uint32Array(n), b: new Uint32Array(n), distance: new Uint8Array(n), count: 0 };
+  let candidates = 0;
+  let verifyMs = 0;
+  const take = (pairs: NearDuplicatePairs): void => {
+    const t0 = performance.now();
+    candidates += pairs.a.length;
+    const verify = o.verify && o.source;
+    const flags = verify
+      ? pairFlags(n, o.source!, pairs.a, pairs.b, o.verify as { threshold: number }, checks, o.windowBytes, o.prebuilt)
+      : null;
+    for (let p = 0; p < pairs.a.length; p++) {
+      // Without verification every pair is similar: it is kept when it joins two trees.
+      if (flags ? flags[p] === 0 : !forestJoin(forest, pairs.a[p]!, pairs.b[p]!)) continue;
+      kept.a[kept.count] = pairs.a[p]!;
+      kept.b[kept.count] = pairs.b[p]!;
+      kept.distance[kept.count++] = pairs.distance[p]!;
+    }
+    verifyMs += performance.now() - t0;
+  };
+  const rows = groups.fpGroups;
+  // Distinct texts with one fingerprint (all at once: such groups are small), then the join's pairs.
+  if (pairsWithin(rows) > 0)
+    take(
+      expandPairs(rows, new Uint32Array(0), new Uint32Array(0), new Uint8Array(0), pairsWithin(rows), 0, groups.joined),
+    );
+  const members = mapped(rows.members, groups.joined);
+  const fpCount = rows.start.length - 1;
+  const clusterOfFp = new Uint32Array(fpCount);
+  walkInChunks(
+    groups.distinctFps,
+    plan,
+    (pairs) => take(acrossPairs(rows, members, pairs)),
+    () => {
+      // A fingerprint's cluster: its documents' one cluster, or NO_GROUP while they are in several.
+      for (let q = 0; q < fpCount; q++) {
+        const s = rows.start[q]!;
+        const e = rows.start[q + 1]!;
+        const r = forestRoot(forest, members[s]!);
+        let one = true;
+        for (let x = s + 1; x < e && one; x++) one = forestRoot(forest, members[x]!) === r;
+        clusterOfFp[q] = one ? r : NO_GROUP;
+      }
+      return clusterOfFp;
+    },
+  );
+  const verified = {
+    a: kept.a.slice(0, kept.count),
+    b: kept.b.slice(0, kept.count),
+    distance: kept.distance.slice(0, kept.count),
+  };
+  return { verified, checks: checks.checks, candidates, verifyMs };
+}
+
+/** Whether dedup walks the join in chunks with verification (joinAndVerify) rather than joining first. */
+export function joinsInChunks(o: Pick<CandidateChecks, 'mode' | 'pairsMode'>, fingerprints: number): boolean {
+  return o.mode === 'connected' && o.pairsMode === 'explain' && fingerprints >= 2;
+}
+
+export interface JoinedAndVerified {
+  verified: NearDuplicatePairs;
+  checks: number;
+  candidates: number;
+  /** Milliseconds in the join and in verification (interleaved when the join is walked in chunks). */
+  joinMs: number;
+  verifyMs: number;
+}
+
+/**
+ * dedup()'s and dedupStream's stage from grouped documents to kept pairs: with `found` (the join of the distinct
+ * fingerprints, done by the caller), its candidate pairs in (a, b) order verified by verifiedCandidates; without
+ * (joinsInChunks), the join walked in chunks by joinAndVerify.
+ */
+export function joinedAndVerified(
+  n: number,
+  groups: Collapsed,
+  plan: JoinPlan,
+  found: NearDuplicatePairs | null,
+  o: CandidateChecks,
+): JoinedAndVerified {
+  const t0 = performance.now();
+  if (found === null) {
+    const r = joinAndVerify(n, groups, plan, o);
+    const total = performance.now() - t0;
+    return { ...r, joinMs: total - r.verifyMs, verifyMs: r.verifyMs };
+  }
+  const candidates = sortPairs(n, candidatePairs(groups, found));
+  const t1 = performance.now();
+  const { verified, checks } = verifiedCandidates(n, candidates, o);
+  return { verified, checks, candidates: candidates.a.length, joinMs: t1 - t0, verifyMs: performance.now() - t1 };
 }

@@ -97,6 +97,7 @@ interface JoinKernels {
     out: number,
     cap: number,
     state: number,
+    roots: number,
   ): number;
   joinWalk128(
     keys: number,
@@ -113,6 +114,7 @@ interface JoinKernels {
     out: number,
     cap: number,
     state: number,
+    roots: number,
   ): number;
   joinUnpack(
     keys: number,
@@ -131,12 +133,13 @@ interface JoinRegions {
   fps: Region; // the input fingerprints
   tables: Region; // sorted tables, histograms, layouts; later the pair sort and the unpacked pairs
   pairs: Region; // pair keys as the walk emits them
+  chunk: Region; // one chunk's pairs unpacked (walkInChunks)
 }
 const regionsByHeap = new WeakMap<Heap, JoinRegions>();
 function joinRegions(heap: Heap): JoinRegions {
   let r = regionsByHeap.get(heap);
   if (!r) {
-    r = { fps: new Region(heap), tables: new Region(heap), pairs: new Region(heap) };
+    r = { fps: new Region(heap), tables: new Region(heap), pairs: new Region(heap), chunk: new Region(heap) };
     regionsByHeap.set(heap, r);
   }
   return r;
@@ -154,6 +157,70 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
     plan.tables.map((_, t) => t),
   );
   return sortAndUnpack(rt, plan.bits, n, ptr, count, fpsPtr);
+}
+
+/** walkTables' chunked mode: pairs go to `consume` a chunk at a time, and pairs inside one group are skipped. */
+interface ChunkedWalk {
+  /** Pairs per chunk. */
+  chunk: number;
+  /** Takes `count` pair keys at `ptr` (WebAssembly memory), emitted over `pairShift`, of the fingerprints at fpsPtr. */
+  consume(ptr: number, count: number, pairShift: number, fpsPtr: number): void;
+  /** Each fingerprint's group now (NO_GROUP: never skipped); asked for before the walk and after each chunk. */
+  roots(): Uint32Array;
+}
+
+/** A fingerprint that walkInChunks must never skip. */
+export const NO_GROUP = 0xffffffff;
+
+/** Pairs per chunk of walkInChunks: 4 MiB of pair keys, 36 MiB unpacked with the documents they stand for. */
+export const JOIN_CHUNK_PAIRS = 1 << 19;
+
+/**
+ * The plan's pairs within k, walked on this thread and handed to `consume` in chunks of at most `chunk` pairs
+ * (fingerprint indices a < b, with distances), in walk order, never all at once: memory holds the tables and one
+ * chunk whatever the number of pairs. Before the walk starts and after each chunk, `groups()` gives each
+ * fingerprint's group as the caller knows it now (dedup: its cluster so far; NO_GROUP for one never to skip), and a
+ * pair of two fingerprints of one group is not emitted; a run of the walk whose members all share a group is
+ * skipped whole. Returns the number of pairs handed over.
+ */
+export function walkInChunks(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  consume: (pairs: NearDuplicatePairs) => void,
+  groups: () => Uint32Array,
+  chunk = JOIN_CHUNK_PAIRS,
+): number {
+  const rt = wasm();
+  const n = fps.length / (plan.bits / 64);
+  if (n < 2) return 0;
+  let total = 0;
+  const unpack = (ptr: number, count: number, pairShift: number, fpsPtr: number): void => {
+    if (count === 0) return;
+    const { heap } = rt;
+    const half = align16(count * 4);
+    const at = joinRegions(heap).chunk.reserve(2 * half + align16(count));
+    (rt.kernels as unknown as JoinKernels).joinUnpack(
+      ptr,
+      count,
+      pairShift,
+      fpsPtr,
+      plan.bits / 64,
+      at,
+      at + half,
+      at + 2 * half,
+    );
+    const pairs = {
+      a: heap.u32.slice(at >>> 2, (at >>> 2) + count),
+      b: heap.u32.slice((at + half) >>> 2, ((at + half) >>> 2) + count),
+      distance: heap.u8.slice(at + 2 * half, at + 2 * half + count),
+    };
+    total += count;
+    consume(pairs);
+  };
+  const tables = plan.tables.map((_, t) => t);
+  const last = walkTables(rt, fps, plan, tables, { chunk, consume: unpack, roots: groups });
+  unpack(last.ptr, last.count, pairShiftFor(n), last.fpsPtr);
+  return total;
 }
 
 /**
@@ -174,6 +241,7 @@ function walkTables(
   fps: BigUint64Array,
   plan: JoinPlan,
   tables: readonly number[],
+  chunked: ChunkedWalk | null = null,
 ): { ptr: number; count: number; fpsPtr: number } {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
@@ -205,6 +273,7 @@ function walkTables(
     segs: align16(maxSegBytes),
     masks: b * 8 * words,
     state: 16,
+    roots: chunked ? idxBytes : 0,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
   const p = {} as Record<keyof typeof sizes, number>;
@@ -220,9 +289,11 @@ function walkTables(
   // one 1-bit pass to lay the table out.
   const passes = Math.max(1, plan.passes);
   const shift = Math.min(lowShift, 63);
-  let cap = Math.max(1024, n >>> 4);
+  let cap = chunked ? chunked.chunk : Math.max(1024, n >>> 4);
   let out = r.pairs.reserve(cap * 8);
   let count = 0;
+  // Chunked: each fingerprint's group is written before the first walk and again after each chunk is consumed.
+  let rootsStale = chunked !== null;
 
   const useLayout = (i: number): number => {
     const layout = layouts[i]!;
@@ -243,6 +314,10 @@ function walkTables(
     const { keyWidth, earlier } = rules.get(table)!;
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
+      if (chunked && rootsStale) {
+        heap.u32.set(chunked.roots(), p.roots >>> 2);
+        rootsStale = false;
+      }
       const written =
         words === 1
           ? kernels.joinWalk64(
@@ -258,6 +333,7 @@ function walkTables(
               out + count * 8,
               cap - count,
               p.state,
+              p.roots,
             )
           : kernels.joinWalk128(
               keys,
@@ -274,9 +350,16 @@ function walkTables(
               out + count * 8,
               cap - count,
               p.state,
+              p.roots,
             );
       count += written;
       if (heap.u32[(p.state >>> 2) + 2] === 1) break;
+      if (chunked) {
+        chunked.consume(out, count, pairShift, fpsPtr);
+        count = 0;
+        rootsStale = true;
+        continue;
+      }
       // More pairs than fit in memory: fail now, not after the walk has filled WebAssembly memory's 4 GiB.
       if (count >= MAX_JOIN_PAIRS) {
         throw new RangeError(

@@ -4,12 +4,16 @@
 // threshold), chains (A~B~C with A≁C), exact copies inside groups, wordless texts. Verification may skip pairs
 // that cannot change the clusters; the clusters must stay those of checking every pair, and a group of m
 // near-duplicates must cost about m checks.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { type StreamDocument, dedupStream } from '../../src/dedup/stream.js';
 import { loadReference, referenceFingerprint, rng } from '../reference.js';
 import { bruteForce, unionFind } from '../join/join-reference.js';
 import { refKeep } from './jaccard-reference.js';
+import { runCli } from '../cli/run.js';
 
 beforeAll(loadReference);
 
@@ -182,11 +186,42 @@ describe('near-duplicate groups', () => {
       const texts = pureGroup(m, m);
       const got = dedup(texts);
       expect(got.clusterCount, `m = ${m}`).toBe(1);
-      expect(got.candidates, `m = ${m}`).toBeGreaterThan((m * (m - 1)) / 4);
+      // A dense group: most of its m²/2 pairs are within k (the plain all-pairs join says so).
+      const within = bruteForce(got.fingerprints, got.k, 64).length;
+      expect(within, `m = ${m}`).toBeGreaterThan((m * (m - 1)) / 4);
       expect(got.checks, `m = ${m}`).toBeLessThanOrEqual(2 * m);
+      // The join hands over pairs a chunk at a time and skips those inside a cluster already formed.
+      expect(got.candidates, `m = ${m}`).toBeLessThanOrEqual(within);
       const stream = await dedupStream(streamed(texts), { reread: () => [], verifyMemoryBytes: 0 });
       expect(stream.clusterCount, `m = ${m}, stream`).toBe(1);
       expect(stream.checks, `m = ${m}, stream`).toBeLessThanOrEqual(2 * m);
+    }
+  });
+
+  it('a group of 10^5 near-duplicates is one cluster, in the library, streamed and in the CLI, at most 2 checks each', async () => {
+    const m = 100_000;
+    const texts = pureGroup(5, m);
+    const got = dedup(texts);
+    expect(got.clusterCount).toBe(1);
+    expect(got.checks).toBeLessThanOrEqual(2 * m);
+    // Far fewer candidate pairs handed to verification than the group's m²/2 (5·10^9): the join skips a run once
+    // it is one cluster.
+    expect(got.candidates).toBeLessThan(50 * m);
+    const stream = await dedupStream(streamed(texts), { reread: () => [], verifyMemoryBytes: 16 << 20 });
+    expect(stream.clusterCount).toBe(1);
+    expect(stream.checks).toBeLessThanOrEqual(2 * m);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-group-'));
+    try {
+      const file = path.join(dir, 'group.jsonl');
+      fs.writeFileSync(file, texts.map((text, id) => JSON.stringify({ id, text })).join('\n'));
+      const cli = runCli(['dedup', '--jsonl', file, '--summary', '--threads', '1'], { timeout: 300_000 });
+      expect(cli.code, cli.stderr).toBe(0);
+      expect(cli.stdout).toMatch(new RegExp(`^${m} documents`, 'm'));
+      expect(cli.stdout).toMatch(/; 1 clusters of 2 or more hold 100000 documents; 1 clusters in all/);
+      const checked = Number(/\((\d+) checked\)/.exec(cli.stdout)?.[1]);
+      expect(checked).toBeLessThanOrEqual(2 * m);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
