@@ -10,7 +10,7 @@ import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, text
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
 import { hashTexts } from './stream-tasks.js';
-import { joinedAndVerified, joinsInChunks } from './verify-candidates.js';
+import { type JoinedAndVerified, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
 import {
@@ -225,9 +225,10 @@ export interface DedupResult {
   /** Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances: see DedupOptions.pairs. */
   pairs: NearDuplicatePairs;
   /**
-   * Candidate pairs of distinct texts within k (exact copies are grouped without a check). dedup() leaves out of its
-   * join the pairs whose shingle-set sizes alone rule out the threshold (when its one pass gives the sizes);
-   * dedupStream counts them, so its count may be higher for the same pairs.
+   * Candidate pairs of distinct texts within k handed to verification (exact copies are grouped without a check).
+   * Connected clusters explained: the join skips pairs inside a cluster already formed when it reaches them. Other
+   * modes: every pair within k, except that dedup() leaves out of its join the pairs whose shingle-set sizes alone
+   * rule out the threshold (when its one pass gives the sizes); dedupStream counts them, so its count may be higher.
    */
   candidates: number;
   /**
@@ -292,17 +293,43 @@ export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
   return { k, bits, mode, verify, pairs, maxPairs, hashOptions };
 }
 
-/** Clusters of the representatives' kept pairs, extended to every document of their groups, and the listed pairs. */
-export function groupClusters(
+/**
+ * dedup()'s result (dedupStream's too) from the kept pairs of the representatives: their clusters extended to every
+ * document of their groups, the listed pairs, the counts and the timings (`hashed` and `joined` are the times at
+ * which hashing and the join with its verification ended, after `start`).
+ */
+export function dedupResult(
   groups: Collapsed,
-  kept: NearDuplicatePairs,
-  mode: ClusterMode,
-  pairsMode: PairsMode,
-  maxPairs: number,
-): { clusterOf: Uint32Array; clusterCount: number; pairs: NearDuplicatePairs } {
-  const { clusterOf, count } = clusters(groups.rep.length, kept, { mode });
+  r: JoinedAndVerified,
+  o: Pick<CheckedDedupOptions, 'k' | 'verify' | 'mode' | 'pairs' | 'maxPairs'> & {
+    fingerprints: BigUint64Array;
+    featureCounts: Float64Array;
+    times: { start: number; hashed: number; joined: number };
+  },
+): DedupResult {
+  const { clusterOf, count } = clusters(groups.rep.length, r.verified, { mode: o.mode });
   const clusterCount = extendClusters(groups, clusterOf, count);
-  return { clusterOf, clusterCount, pairs: resultPairs(groups, kept, pairsMode, maxPairs) };
+  const pairs = resultPairs(groups, r.verified, o.pairs, o.maxPairs);
+  const { start, hashed, joined } = o.times;
+  const end = performance.now();
+  return {
+    fingerprints: o.fingerprints,
+    featureCounts: o.featureCounts,
+    clusterOf,
+    pairs,
+    candidates: r.candidates,
+    checks: r.checks,
+    clusterCount,
+    k: o.k,
+    verify: o.verify,
+    timings: {
+      hash: hashed - start,
+      join: joined - hashed - r.verifyMs,
+      verify: r.verifyMs,
+      cluster: end - joined,
+      total: end - start,
+    },
+  };
 }
 
 /**
@@ -362,26 +389,21 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const stage = { verify, mode, pairsMode, windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES };
   const prebuilt = oneWindow?.prebuilt ?? null;
   const found = joinsInChunks(stage, fingerprintCount) ? null : distinctPairs(groups, plan, k, bits, verify, prebuilt);
-  const { verified, checks, candidates, verifyMs } = joinedAndVerified(n, groups, plan, found, {
+  const joined = joinedAndVerified(n, groups, plan, found, {
     ...stage,
     source: store ?? (verify ? textSource(texts, verify.width) : null),
     prebuilt,
   });
-  const t3 = performance.now();
-  const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
-  const t4 = performance.now();
-  return {
-    fingerprints,
-    featureCounts,
-    clusterOf,
-    pairs,
-    candidates,
-    checks,
-    clusterCount,
+  return dedupResult(groups, joined, {
     k,
     verify,
-    timings: { hash: t1 - t0, join: t3 - t1 - verifyMs, verify: verifyMs, cluster: t4 - t3, total: t4 - t0 },
-  };
+    mode,
+    pairs: pairsMode,
+    maxPairs,
+    fingerprints,
+    featureCounts,
+    times: { start: t0, hashed: t1, joined: performance.now() },
+  });
 }
 
 /** Text (string units or bytes) hashed per batch when dedup() keeps the shingle sets of a corpus beyond one window. */

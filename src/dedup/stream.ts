@@ -12,7 +12,7 @@ import {
   type DedupResult,
   checkDedupOptions,
   featurelessByTrimmedText,
-  groupClusters,
+  dedupResult,
 } from './dedup.js';
 import { collapse, tooManyPairs } from './dedup-groups.js';
 import { planJoinFor } from '../join/join-estimate.js';
@@ -225,23 +225,21 @@ export async function dedupStream(
     const found = joinsInChunks(stage, fingerprintCount)
       ? null
       : await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
-    const { verified, checks, candidates, verifyMs } = joinedAndVerified(count, groups, plan, found, stage);
+    const joined = joinedAndVerified(count, groups, plan, found, stage);
     progress('verifying', 1, 1);
     const t3 = performance.now();
     progress('clustering', 0, 1);
-    const { clusterOf, clusterCount, pairs } = groupClusters(groups, verified, mode, pairsMode, maxPairs);
-    const t4 = performance.now();
     return {
-      fingerprints,
-      featureCounts,
-      clusterOf,
-      pairs,
-      candidates,
-      checks,
-      clusterCount,
-      k,
-      verify,
-      timings: { hash: t1 - t0, join: t3 - t1 - verifyMs, verify: verifyMs, cluster: t4 - t3, total: t4 - t0 },
+      ...dedupResult(groups, joined, {
+        k,
+        verify,
+        mode,
+        pairs: pairsMode,
+        maxPairs,
+        fingerprints,
+        featureCounts,
+        times: { start: t0, hashed: t1, joined: t3 },
+      }),
       count,
       bytes,
       locators,

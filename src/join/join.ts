@@ -172,7 +172,7 @@ interface ChunkedWalk {
 /** A fingerprint that walkInChunks must never skip. */
 export const NO_GROUP = 0xffffffff;
 
-/** Pairs per chunk of walkInChunks: 4 MiB of pair keys, 36 MiB unpacked with the documents they stand for. */
+/** Pairs per chunk of walkInChunks: 4 MiB of pair keys, and about as much again unpacked and expanded to documents. */
 export const JOIN_CHUNK_PAIRS = 1 << 19;
 
 /**
