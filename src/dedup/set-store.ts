@@ -93,10 +93,13 @@ export class SetStore implements SetSource {
     return 8 * this.size[d]! + 16;
   }
 
-  /** The sets of `docs`, reordered by their place in the store, back to back in WebAssembly memory. */
+  /** The sets of `docs`, reordered by index, back to back in WebAssembly memory. */
   load(rt: Runtime, docs: number[]): BuiltSets {
     const { pos, size } = this;
-    docs.sort((x, y) => pos[x]! - pos[y]!);
+    // In index order: both callers append sets in index order, so this is also their order in the store (and a
+    // typed-array sort, with no comparator called per step).
+    const sorted = Uint32Array.from(docs).sort();
+    for (let q = 0; q < docs.length; q++) docs[q] = sorted[q]!;
     const count = docs.length;
     let words = 0;
     for (const d of docs) words += size[d]!;
@@ -109,21 +112,48 @@ export class SetStore implements SetSource {
     const u64 = heap.u64;
     let at = 0;
     let chunk = 0;
+    // Sets that follow each other in one memory chunk are copied as one run.
+    let runFrom = -1; // position of the run's first set in the store
+    let runAt = 0; // and in the window
+    let runEnd = -1;
+    const flush = (): void => {
+      if (runFrom < 0) return;
+      const c = this.chunks[chunk]!;
+      u64.set(c.data.subarray(runFrom - c.start, runEnd - c.start), (sets >>> 3) + runAt);
+      runFrom = -1;
+    };
     for (let q = 0; q < count; q++) {
       const d = docs[q]!;
       u32[(starts >>> 2) + q] = at;
       const p = pos[d]!;
       const n = size[d]!;
       if (n > 0 && p < this.spilledFrom) {
-        while (this.chunks[chunk]!.start + this.chunks[chunk]!.data.length <= p) chunk++;
-        const c = this.chunks[chunk]!;
-        u64.set(c.data.subarray(p - c.start, p - c.start + n), (sets >>> 3) + at);
+        if (p !== runEnd || p + n > this.chunks[chunk]!.start + this.chunks[chunk]!.data.length) {
+          flush();
+          chunk = this.chunkAt(p);
+          runFrom = p;
+          runAt = at;
+        }
+        runEnd = p + n;
       }
       at += n;
     }
+    flush();
     u32[(starts >>> 2) + count] = at;
     if (this.spill) this.readSpilled(heap.u8, docs, sets);
     return { sets, starts, count };
+  }
+
+  /** The memory chunk holding position p (p below spilledFrom). */
+  private chunkAt(p: number): number {
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.chunks[mid]!.start <= p) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** Reads the window's sets that lie in the file: runs of sets adjacent in the file take one read each. */
