@@ -20,7 +20,7 @@ const INPUT_HELP = `Inputs:
   --id-field NAME      the JSON field naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
-  --threads N          worker threads that fingerprint and verify (default: the machine's cores)
+  --threads N          worker threads that fingerprint (default: the machine's cores)
 Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
 
 Fingerprints:

@@ -22,8 +22,10 @@ export { MAX_DOCUMENT_BYTES, utf8Length } from '../fingerprint/fingerprint.js';
 
 export interface StreamOptions {
   /**
-   * Threads that fingerprint (and verify): 1 (default) works in this thread; more use that many Node worker
-   * threads, with results identical to one thread. A tokenizer function cannot move to a worker: it runs here.
+   * Threads that fingerprint: 1 (default) works in this thread; more use that many Node worker threads, with
+   * results identical to one thread. A tokenizer function cannot move to a worker: it runs here. (dedupStream also
+   * joins on them with `mode: 'centre'` or `pairs: 'all'`; connected clusters explained walk the join in chunks and
+   * verify on this thread.)
    */
   threads?: number;
   /** Bytes of text per fingerprinting batch (default 4 MiB). */
