@@ -10,7 +10,7 @@ import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, text
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
 import { hashTexts } from './stream-tasks.js';
-import { type JoinedAndVerified, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
+import { type JoinedAndVerified, WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
 import {
@@ -28,7 +28,7 @@ import { chunks } from '../runtime/marshal.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import type { NearDuplicatePairs } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
-import { checkJoinArgs, comparesAllPairs, joinOnThisThread } from '../join/find-near-duplicates.js';
+import { checkJoinArgs, comparesAllPairs, joinIfSmallHere, joinOnThisThread } from '../join/find-near-duplicates.js';
 
 export type { VerifyOptions } from './verify-pairs.js';
 
@@ -388,7 +388,9 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
   const stage = { verify, mode, pairsMode, windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES };
   const prebuilt = oneWindow?.prebuilt ?? null;
-  const found = joinsInChunks(stage, fingerprintCount) ? null : distinctPairs(groups, plan, k, bits, verify, prebuilt);
+  const found = joinsInChunks(stage, fingerprintCount)
+    ? joinIfSmallHere(groups.distinctFps, plan, WHOLE_JOIN_PAIRS)
+    : distinctPairs(groups, plan, k, bits, verify, prebuilt);
   const joined = joinedAndVerified(n, groups, plan, found, {
     ...stage,
     source: store ?? (verify ? textSource(texts, verify.width) : null),

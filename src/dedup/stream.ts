@@ -16,8 +16,8 @@ import {
 } from './dedup.js';
 import { collapse, tooManyPairs } from './dedup-groups.js';
 import { planJoinFor } from '../join/join-estimate.js';
-import { findNearDuplicates } from '../join/find-near-duplicates.js';
-import { joinedAndVerified, joinsInChunks } from './verify-candidates.js';
+import { findNearDuplicates, joinIfSmall } from '../join/find-near-duplicates.js';
+import { WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, confirmCopies } from './stream-verify.js';
@@ -220,10 +220,10 @@ export async function dedupStream(
     const fingerprintCount = groups.distinctFps.length / words;
     const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
     const stage = { verify, mode, pairsMode, source: store, windowBytes: STORE_WINDOW_BYTES };
-    // Connected clusters explained: the join walks in chunks on this thread, each verified as it comes; otherwise
-    // the join runs first, on `threads` workers.
+    // Connected clusters explained: a join of many pairs walks in chunks on this thread, each verified as it comes;
+    // otherwise the join runs first, on `threads` workers.
     const found = joinsInChunks(stage, fingerprintCount)
-      ? null
+      ? await joinIfSmall(groups.distinctFps, plan, stream.threads, WHOLE_JOIN_PAIRS)
       : await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
     const joined = joinedAndVerified(count, groups, plan, found, stage);
     progress('verifying', 1, 1);

@@ -123,7 +123,14 @@ export function joinAndVerify(
   return { verified, checks: checks.checks, candidates, verifyMs };
 }
 
-/** Whether dedup walks the join in chunks with verification (joinAndVerify) rather than joining first. */
+/**
+ * The most candidate pairs (of distinct fingerprints) that dedup joins whole under connected clusters explained:
+ * up to this many, the join runs first (on threads where asked) and its pairs are verified in (a, b) order; beyond,
+ * it is walked in chunks (joinAndVerify). 4 Mi pairs take about 150 MB on the way.
+ */
+export const WHOLE_JOIN_PAIRS = 1 << 22;
+
+/** Whether dedup may walk the join in chunks with verification (joinAndVerify) rather than joining first. */
 export function joinsInChunks(o: Pick<CandidateChecks, 'mode' | 'pairsMode'>, fingerprints: number): boolean {
   return o.mode === 'connected' && o.pairsMode === 'explain' && fingerprints >= 2;
 }

@@ -17,6 +17,7 @@ import {
   type JoinTask,
   type NearDuplicatePairs,
   findWithPlan,
+  findWithinBudget,
   mergePairKeys,
   tableShares,
 } from './join.js';
@@ -190,20 +191,58 @@ const MIN_THREADED_COST = 20e6;
  * emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
  */
 export async function findInThreads(fps: BigUint64Array, plan: JoinPlan, threads: number): Promise<NearDuplicatePairs> {
+  return (await joinInThreads(fps, plan, threads, null))!;
+}
+
+/** findInThreads, or null when the pairs number more than `budget` (a worker past it stops). */
+async function joinInThreads(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  threads: number,
+  budget: number | null,
+): Promise<NearDuplicatePairs | null> {
   const shares = Math.min(threads, plan.tables.length);
   const share = tableShares(plan, shares);
   const pool = sharedPool();
-  const jobs: Promise<BigUint64Array>[] = [];
+  const jobs: Promise<BigUint64Array | null>[] = [];
   for (let s = 0; s < shares; s++) {
     // Each worker gets its own copy, transferred: in a recycled buffer, the copy costs a few ms per 10^7.
     const copy = new BigUint64Array(spareBuffer(fps.byteLength), 0, fps.length);
     copy.set(fps);
-    const task: JoinTask = { fps: copy, plan, tables: share[s]! };
+    const task: JoinTask = { fps: copy, plan, tables: share[s]!, ...(budget === null ? {} : { budget }) };
     const job = pool
-      .run<WithSpare<BigUint64Array>>(JOIN_TASK, task, shares, [copy.buffer as ArrayBuffer])
+      .run<WithSpare<BigUint64Array | null>>(JOIN_TASK, task, shares, [copy.buffer as ArrayBuffer])
       .then(keepSpare);
     job.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
     jobs.push(job);
   }
-  return mergePairKeys(wasm(), fps, plan, await Promise.all(jobs));
+  const parts = await Promise.all(jobs);
+  let total = 0;
+  for (const part of parts) total = part === null ? Infinity : total + part.length;
+  if (budget !== null && total > budget) return null;
+  return mergePairKeys(wasm(), fps, plan, parts as BigUint64Array[]);
+}
+
+/**
+ * dedup's join of its distinct fingerprints under connected clusters explained: the whole join, sorted, when it
+ * has at most `budget` pairs (with `threads`, as findNearDuplicates would run it), else null, and the caller walks
+ * it in chunks instead (walkInChunks). A plan that compares all pairs always gives null: its pairs are not counted
+ * before they are made, and its one run is what the chunked walk skips once it is one cluster. The same
+ * fingerprints give the same answer on any number of threads.
+ */
+export async function joinIfSmall(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  threads: number,
+  budget: number,
+): Promise<NearDuplicatePairs | null> {
+  if (comparesAllPairs(plan)) return null;
+  if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
+    return joinInThreads(fps, plan, threads, budget);
+  return findWithinBudget(fps, plan, budget);
+}
+
+/** joinIfSmall on this thread (dedup()). */
+export function joinIfSmallHere(fps: BigUint64Array, plan: JoinPlan, budget: number): NearDuplicatePairs | null {
+  return comparesAllPairs(plan) ? null : findWithinBudget(fps, plan, budget);
 }

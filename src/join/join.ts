@@ -159,6 +159,45 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicate
   return sortAndUnpack(rt, plan.bits, n, ptr, count, fpsPtr);
 }
 
+/** Thrown inside walkTables when the pairs pass the budget; caught by its callers. */
+const OVER_BUDGET = Symbol('over budget');
+
+/**
+ * The pair keys of `tables`, or null when there are more than `budget` of them (the walk stops there): a join that
+ * is kept whole only when it is small (dedup's connected clusters), else walked in chunks.
+ */
+function walkWithinBudget(
+  rt: Runtime,
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  tables: readonly number[],
+  budget: number | null,
+): { ptr: number; count: number; fpsPtr: number } | null {
+  try {
+    return walkTables(rt, fps, plan, tables, null, budget);
+  } catch (error) {
+    if (error === OVER_BUDGET) return null;
+    throw error;
+  }
+}
+
+/** findWithPlan, or null when the pairs number more than `budget`. */
+export function findWithinBudget(fps: BigUint64Array, plan: JoinPlan, budget: number): NearDuplicatePairs | null {
+  const rt = wasm();
+  const n = fps.length / (plan.bits / 64);
+  if (n < 2) return emptyPairs();
+  const walked = walkWithinBudget(
+    rt,
+    fps,
+    plan,
+    plan.tables.map((_, t) => t),
+    budget,
+  );
+  return walked && walked.count <= budget
+    ? sortAndUnpack(rt, plan.bits, n, walked.ptr, walked.count, walked.fpsPtr)
+    : null;
+}
+
 /** walkTables' chunked mode: pairs go to `consume` a chunk at a time, and pairs inside one group are skipped. */
 interface ChunkedWalk {
   /** Pairs per chunk. */
@@ -242,6 +281,7 @@ function walkTables(
   plan: JoinPlan,
   tables: readonly number[],
   chunked: ChunkedWalk | null = null,
+  budget: number | null = null,
 ): { ptr: number; count: number; fpsPtr: number } {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
@@ -360,6 +400,8 @@ function walkTables(
         rootsStale = true;
         continue;
       }
+      // More pairs than the caller's budget: stop (findWithinBudget).
+      if (budget !== null && count > budget) throw OVER_BUDGET;
       // More pairs than fit in memory: fail now, not after the walk has filled WebAssembly memory's 4 GiB.
       if (count >= MAX_JOIN_PAIRS) {
         throw new RangeError(
@@ -367,7 +409,7 @@ function walkTables(
             'lower k, or group identical fingerprints first (dedup() does)',
         );
       }
-      cap = Math.min(cap * 2, MAX_JOIN_PAIRS + 1);
+      cap = Math.min(cap * 2, MAX_JOIN_PAIRS + 1, budget === null ? Infinity : budget + 1);
       out = r.pairs.reserve(cap * 8, count * 8);
     }
   };
@@ -644,14 +686,20 @@ export interface JoinTask {
   fps: BigUint64Array;
   plan: JoinPlan;
   tables: number[];
+  /** The most pairs wanted: past it the worker stops and returns null. */
+  budget?: number;
 }
 
 offerTasks({
   [JOIN_TASK]: (task: JoinTask) => {
     const rt = wasm();
-    const { ptr, count } = walkTables(rt, task.fps, task.plan, task.tables);
-    const keys = rt.heap.u64.slice(ptr >>> 3, (ptr >>> 3) + count);
+    const walked = walkWithinBudget(rt, task.fps, task.plan, task.tables, task.budget ?? null);
     const spare = task.fps.buffer as ArrayBuffer;
+    if (!walked) {
+      const over: WithSpare<BigUint64Array | null> = { value: null, spare };
+      return { result: over, transfer: [spare] };
+    }
+    const keys = rt.heap.u64.slice(walked.ptr >>> 3, (walked.ptr >>> 3) + walked.count);
     // The pair keys of its tables, and the fingerprints' buffer for the next copy.
     const result: WithSpare<BigUint64Array> = { value: keys, spare };
     return { result, transfer: [keys.buffer as ArrayBuffer, spare] };
