@@ -10,7 +10,8 @@ import type { SetSource } from './pair-checks.js';
 
 /** Where sets beyond the memory budget go: positions and lengths in bytes. */
 export interface SpillFile {
-  write(bytes: Uint8Array, position: number): void;
+  /** Writes `bytes` at `position` in the background; resolves once they are written. */
+  write(bytes: Uint8Array, position: number): Promise<void>;
   /** Fills `into` from `position`. */
   read(into: Uint8Array, position: number): void;
   close(): void;
@@ -18,6 +19,9 @@ export interface SpillFile {
 
 /** Bytes of sets held in memory before the rest goes to a temporary file (default). */
 export const SET_MEMORY_BYTES = 256 << 20;
+
+/** Bytes of sets being written to the spill file at most before `append`'s caller waits (`drain`). */
+const SPILL_BACKLOG_BYTES = 64 << 20;
 
 /** Bytes of sets per verification window read from the store. */
 export const STORE_WINDOW_BYTES = 128 << 20;
@@ -38,6 +42,9 @@ export class SetStore implements SetSource {
   /** Position from which sets are in the file (Infinity: none are). */
   private spilledFrom = Infinity;
   private spill: SpillFile | null = null;
+  /** Writes to the spill file not yet finished, and their bytes. */
+  private writing: Promise<void>[] = [];
+  private writingBytes = 0;
 
   constructor(
     private readonly memoryBytes: number,
@@ -73,9 +80,29 @@ export class SetStore implements SetSource {
         this.spill = this.openSpill!();
         this.spilledFrom = base;
       }
-      this.spill.write(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), (base - this.spilledFrom) * 8);
+      // In the background: the hashing goes on meanwhile (written at once, the CLI's calling thread spent a third
+      // of a 2 GB run in the writes while its workers waited).
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      this.writingBytes += bytes.length;
+      const done = this.spill.write(bytes, (base - this.spilledFrom) * 8).then(() => {
+        this.writingBytes -= bytes.length;
+      });
+      done.catch(() => undefined); // awaited in drain; this only keeps an early failure from counting as unhandled
+      this.writing.push(done);
     }
     this.total += data.length;
+  }
+
+  /** Whether the caller should `drain` before appending more (the writes in the background hold their sets). */
+  get backlogged(): boolean {
+    return this.writingBytes > SPILL_BACKLOG_BYTES;
+  }
+
+  /** Waits until every set appended so far is in the file (or throws the first write's error). */
+  async drain(): Promise<void> {
+    const writing = this.writing;
+    this.writing = [];
+    await Promise.all(writing);
   }
 
   private reserve(n: number): void {
@@ -95,6 +122,7 @@ export class SetStore implements SetSource {
 
   /** The sets of `docs`, reordered by index, back to back in WebAssembly memory. */
   load(rt: Runtime, docs: number[]): BuiltSets {
+    if (this.writing.length > 0) throw new Error('internal: SetStore.load before drain()');
     const { pos, size } = this;
     // In index order: both callers append sets in index order, so this is also their order in the store (and a
     // typed-array sort, with no comparator called per step).
@@ -182,7 +210,10 @@ export class SetStore implements SetSource {
     }
   }
 
-  close(): void {
+  /** Closes the spill file once its writes are done (after a failure too). */
+  async close(): Promise<void> {
+    await Promise.allSettled(this.writing);
+    this.writing = [];
     this.spill?.close();
     this.spill = null;
   }
@@ -211,9 +242,15 @@ export async function temporarySpill(): Promise<(() => SpillFile) | null> {
       // removed on close
     }
     return {
-      write(bytes, position) {
-        for (let done = 0; done < bytes.length; )
-          done += fs.writeSync(fd, bytes, done, bytes.length - done, position + done);
+      async write(bytes, position) {
+        for (let done = 0; done < bytes.length; ) {
+          const { bytesWritten } = await new Promise<{ bytesWritten: number }>((resolve, reject) =>
+            fs.write(fd, bytes, done, bytes.length - done, position + done, (error, bytesWritten) =>
+              error ? reject(error) : resolve({ bytesWritten }),
+            ),
+          );
+          done += bytesWritten;
+        }
       },
       read(into, position) {
         for (let done = 0; done < into.length; ) {

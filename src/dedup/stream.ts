@@ -185,7 +185,10 @@ export async function dedupStream(
       verify ? verify.width : 0,
     )) {
       const n = batch.featureCounts.length;
-      if (store && batch.sets) store.append(indices(batch.first, n), batch.sets);
+      if (store && batch.sets) {
+        store.append(indices(batch.first, n), batch.sets);
+        if (store.backlogged) await store.drain();
+      }
       keys.reserve((batch.first + n) * 4);
       keys.data.set(batch.copyKeys!, batch.first * 4);
       keys.length = (batch.first + n) * 4;
@@ -215,6 +218,7 @@ export async function dedupStream(
       : null;
     const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
     if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
+    await store?.drain(); // every set in the file before verification reads any back
     const t1 = performance.now();
     progress('joining', 0, 1);
     const fingerprintCount = groups.distinctFps.length / words;
@@ -245,7 +249,7 @@ export async function dedupStream(
       locators,
     };
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 

@@ -36,6 +36,7 @@ describe('SetStore', () => {
           ).sets,
         );
       }
+      await store.drain();
       if (memoryBytes === 0) {
         expect(store.spilledBytes).toBe(store.bytes);
         // The file's name was removed as soon as it was opened: a killed run leaves nothing behind.
@@ -56,8 +57,48 @@ describe('SetStore', () => {
         });
         expect(built.count).toBe(window.length);
       }
-      store.close();
+      await store.close();
     }
     expect(leftovers()).toEqual(before);
+  });
+
+  it('a write that fails half-way fails drain with its error; the store still closes, and a new one works', async () => {
+    const next = rng(9);
+    const texts = Array.from({ length: 60 }, () => randomDocument(next, 30));
+    let writes = 0;
+    let closed = false;
+    const failing = () => ({
+      write: async () => {
+        if (++writes === 2) throw new Error('disk full (test)');
+      },
+      read: () => {
+        throw new Error('not read');
+      },
+      close: () => {
+        closed = true;
+      },
+    });
+    const store = new SetStore(0, failing, () => false);
+    for (let at = 0; at < texts.length; at += 20) {
+      const docs = Array.from({ length: 20 }, (_, q) => at + q);
+      store.append(
+        docs,
+        copiedSets(
+          docs.map((d) => texts[d]!),
+          3,
+        ).sets,
+      );
+    }
+    await expect(store.drain()).rejects.toThrow('disk full (test)');
+    await store.close();
+    expect(closed).toBe(true);
+    // The runtime is fine: a new store reads back the reference sets.
+    const again = new SetStore(Infinity, null, () => false);
+    again.append([0, 1], copiedSets(texts.slice(0, 2), 3).sets);
+    const built = again.load(wasm(), [1, 0]);
+    const { u32, u64 } = wasm().heap;
+    const s0 = u32[built.starts >>> 2]!;
+    const e0 = u32[(built.starts >>> 2) + 1]!;
+    expect([...u64.slice((built.sets >>> 3) + s0, (built.sets >>> 3) + e0)]).toEqual(sorted(refSet(texts[0]!, 3)));
   });
 });
