@@ -2,7 +2,7 @@
 // once whatever its number of candidate pairs (re-reading the texts of each window of pairs read a document once per
 // earlier copy of it, and re-parsed it). Sets are kept in memory up to a budget, then appended to a temporary file
 // (Node), whose name is removed at once where the system allows it, so a killed run leaves nothing behind. A
-// window's sets are read back into WebAssembly memory in file order, adjacent sets in one read.
+// window's sets are read back into WebAssembly memory in store order, adjacent sets in one copy or read.
 import type { Runtime } from '../runtime/wasm.js';
 import { align16, regions } from '../runtime/marshal.js';
 import { type BuiltSets, type CopiedSets, verifyRegions } from './shingle-sets.js';
@@ -135,41 +135,44 @@ export class SetStore implements SetSource {
     const owned = verifyRegions(rt.heap);
     owned.setsOwner = null; // whatever was there before is overwritten now
     const sets = owned.sets.reserve(words * 8 + 16);
-    const { heap } = rt;
-    const u32 = heap.u32;
-    const u64 = heap.u64;
+    const u32 = rt.heap.u32;
+    const base = sets >>> 3;
+    // Sets that follow each other in the store, all in one memory chunk or all in the file, move as one run: one
+    // copy, or one read.
     let at = 0;
-    let chunk = 0;
-    // Sets that follow each other in one memory chunk are copied as one run.
-    let runFrom = -1; // position of the run's first set in the store
-    let runAt = 0; // and in the window
-    let runEnd = -1;
-    const flush = (): void => {
-      if (runFrom < 0) return;
-      const c = this.chunks[chunk]!;
-      u64.set(c.data.subarray(runFrom - c.start, runEnd - c.start), (sets >>> 3) + runAt);
-      runFrom = -1;
-    };
-    for (let q = 0; q < count; q++) {
-      const d = docs[q]!;
-      u32[(starts >>> 2) + q] = at;
-      const p = pos[d]!;
-      const n = size[d]!;
-      if (n > 0 && p < this.spilledFrom) {
-        if (p !== runEnd || p + n > this.chunks[chunk]!.start + this.chunks[chunk]!.data.length) {
-          flush();
-          chunk = this.chunkAt(p);
-          runFrom = p;
-          runAt = at;
-        }
-        runEnd = p + n;
-      }
-      at += n;
+    for (let q = 0; q < count; ) {
+      const from = pos[docs[q]!]!;
+      const limit = this.runLimit(from);
+      const first = at;
+      let end = from;
+      do {
+        u32[(starts >>> 2) + q] = at;
+        end += size[docs[q]!]!;
+        at += size[docs[q]!]!;
+        q++;
+      } while (q < count && pos[docs[q]!] === end && end + size[docs[q]!]! <= limit);
+      this.copyRun(rt, from, end, base + first);
     }
-    flush();
     u32[(starts >>> 2) + count] = at;
-    if (this.spill) this.readSpilled(heap.u8, docs, sets);
     return { sets, starts, count };
+  }
+
+  /** Where a run of sets starting at position p must end: its memory chunk's end, or none in the file. */
+  private runLimit(p: number): number {
+    if (p >= this.spilledFrom || this.chunks.length === 0) return Infinity;
+    const c = this.chunks[this.chunkAt(p)]!;
+    return c.start + c.data.length;
+  }
+
+  /** Copies the sets at positions from..end (one memory chunk, or the file) to u64 index `to` of WebAssembly memory. */
+  private copyRun(rt: Runtime, from: number, end: number, to: number): void {
+    if (end === from) return;
+    if (from >= this.spilledFrom) {
+      this.spill!.read(rt.heap.u8.subarray(to * 8, (to + end - from) * 8), (from - this.spilledFrom) * 8);
+      return;
+    }
+    const c = this.chunks[this.chunkAt(from)]!;
+    rt.heap.u64.set(c.data.subarray(from - c.start, end - c.start), to);
   }
 
   /** The memory chunk holding position p (p below spilledFrom). */
@@ -182,32 +185,6 @@ export class SetStore implements SetSource {
       else hi = mid - 1;
     }
     return lo;
-  }
-
-  /** Reads the window's sets that lie in the file: runs of sets adjacent in the file take one read each. */
-  private readSpilled(u8: Uint8Array, docs: readonly number[], sets: number): void {
-    const { pos, size, spilledFrom } = this;
-    let at = 0; // u64 written to the window so far
-    let q = 0;
-    while (q < docs.length) {
-      const p = pos[docs[q]!]!;
-      if (p < spilledFrom || size[docs[q]!] === 0) {
-        at += size[docs[q]!]!;
-        q++;
-        continue;
-      }
-      // A run of sets that follow each other in the file: one read.
-      let end = p + size[docs[q]!]!;
-      const first = at;
-      at += size[docs[q]!]!;
-      q++;
-      while (q < docs.length && pos[docs[q]!] === end) {
-        end += size[docs[q]!]!;
-        at += size[docs[q]!]!;
-        q++;
-      }
-      this.spill!.read(u8.subarray(sets + first * 8, sets + at * 8), (p - spilledFrom) * 8);
-    }
   }
 
   /** Closes the spill file once its writes are done (after a failure too). */

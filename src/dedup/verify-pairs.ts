@@ -9,8 +9,6 @@ import { show } from '../errors.js';
 import { type PrebuiltSets, VERIFY_WINDOW_BYTES, textOf } from './shingle-sets.js';
 import { PairChecks, pairFlags, textSource } from './pair-checks.js';
 
-export { textOf } from './shingle-sets.js';
-
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
   threshold?: number;
