@@ -366,13 +366,109 @@ function oneRoot(idx: usize, roots: usize, from: u32, end: u32): bool {
 }
 
 /**
+ * Orders the run [lo, hi) of a table by group (rootOf), NO_ROOT last, moving its keys (and `los`, when not 0) with
+ * its indices. The order of a run's members is free: a pair's table is decided by its xor, and the pair is written
+ * canonically.
+ */
+function sortRunByRoot(keys: usize, los: usize, idx: usize, roots: usize, lo: u32, hi: u32): void {
+  while (hi - lo > 16) {
+    let mid = lo + ((hi - lo) >> 1);
+    let x = rootOf(idx, roots, lo), y = rootOf(idx, roots, mid), z = rootOf(idx, roots, hi - 1);
+    let pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+    let i = <i64>lo - 1, j = <i64>hi;
+    for (;;) {
+      do i++; while (rootOf(idx, roots, <u32>i) < pivot);
+      do j--; while (rootOf(idx, roots, <u32>j) > pivot);
+      if (i >= j) break;
+      swapMembers(keys, los, idx, <u32>i, <u32>j);
+    }
+    // [lo, j] <= pivot <= [j + 1, hi): the smaller side recurses.
+    let split = <u32>j + 1;
+    if (split - lo < hi - split) {
+      sortRunByRoot(keys, los, idx, roots, lo, split);
+      lo = split;
+    } else {
+      sortRunByRoot(keys, los, idx, roots, split, hi);
+      hi = split;
+    }
+  }
+  for (let i = lo + 1; i < hi; i++) {
+    for (let q = i; q > lo && rootOf(idx, roots, q - 1) > rootOf(idx, roots, q); q--) swapMembers(keys, los, idx, q - 1, q);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function swapMembers(keys: usize, los: usize, idx: usize, a: u32, b: u32): void {
+  let pa = keys + (<usize>a << 3), pb = keys + (<usize>b << 3);
+  let t = load<u64>(pa);
+  store<u64>(pa, load<u64>(pb));
+  store<u64>(pb, t);
+  if (los != 0) {
+    pa = los + (<usize>a << 3);
+    pb = los + (<usize>b << 3);
+    t = load<u64>(pa);
+    store<u64>(pa, load<u64>(pb));
+    store<u64>(pb, t);
+  }
+  let qa = idx + (<usize>a << 2), qb = idx + (<usize>b << 2);
+  let u = load<u32>(qa);
+  store<u32>(qa, load<u32>(qb));
+  store<u32>(qb, u);
+}
+
+/**
+ * A run (from i, when the walk starts or resumes in it) whose members change group more often than this is
+ * ordered by group first, when no pair of it has been walked yet: ordering costs O(r log r), and walking a run of r
+ * members in s segments of one group costs O(r·s) steps beyond the pairs that cross groups (segmentEnds).
+ */
+// @ts-ignore: decorator
+@inline const SORT_SEGMENTS: u32 = 32;
+
+/**
+ * Writes at ends[q], for each member q of [i, end), the end of the segment of consecutive members of q's group
+ * (NO_ROOT members are segments of one: they pair with everything). A member then skips the rest of its own
+ * segment, and any later segment of its group, in one step each: a run mixing clusters already formed costs what
+ * its pairs across groups cost, not the square of the run. When the run is fresh (`fresh`) and fragmented, it is
+ * ordered by group first (sortRunByRoot). Roots change only between calls, and the ends are rebuilt at each.
+ */
+function segmentEnds(
+  keys: usize, los: usize, idx: usize, roots: usize, ends: usize, i: u32, end: u32, fresh: bool
+): void {
+  let segments = fillEnds(idx, roots, ends, i, end);
+  if (fresh && segments > SORT_SEGMENTS) {
+    sortRunByRoot(keys, los, idx, roots, i, end);
+    fillEnds(idx, roots, ends, i, end);
+  }
+}
+
+function fillEnds(idx: usize, roots: usize, ends: usize, i: u32, end: u32): u32 {
+  let segments: u32 = 1;
+  let next = rootOf(idx, roots, end - 1);
+  store<u32>(ends + (<usize>(end - 1) << 2), end);
+  for (let q = end - 1; q > i; q--) {
+    let r = rootOf(idx, roots, q - 1);
+    let e = r == next && r != NO_ROOT ? load<u32>(ends + (<usize>q << 2)) : q;
+    segments += <u32>(e == q);
+    store<u32>(ends + (<usize>(q - 1) << 2), e);
+    next = r;
+  }
+  return segments;
+}
+
+/** Whether the walk is at the first member of its run, with no pair of it walked (state i, j). */
+// @ts-ignore: decorator
+@inline function freshRun(keys: usize, i: u32, j: u32, topMask: u64, prefix: u64): bool {
+  return j <= i + 1 && (i == 0 || (load<u64>(keys + (<usize>(i - 1) << 3)) & topMask) != prefix);
+}
+
+/**
  * Walks runs of equal `keys & topMask` in a sorted 64-bit table and writes the canonical pairs within k to `out`
  * (at most `cap`). Resumes from and saves (i, j) in `state`; state[2] becomes 1 when the table is finished.
  * Returns the number of pairs written. With `roots`, pairs of one group are skipped (above).
  */
 export function joinWalk64(
   keys: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMask: u64, earlier: u32,
-  pairShift: u32, out: usize, cap: u32, state: usize, roots: usize,
+  pairShift: u32, out: usize, cap: u32, state: usize, roots: usize, ends: usize,
 ): u32 {
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
@@ -387,10 +483,12 @@ export function joinWalk64(
       j = 0;
       continue;
     }
+    if (roots != 0) segmentEnds(keys, 0, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
     for (; i < end; i++) {
       let pi = load<u64>(keys + (<usize>i << 3));
       let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
       if (j <= i) j = i + 1;
+      if (ri != NO_ROOT) j = max(j, load<u32>(ends + (<usize>i << 2)));
       // Four candidates per step, tested together: bit 7 of popcount + 127 - k is set exactly when popcount > k,
       // so one AND tells that all four are too far (nearly every step of a long run), and no branch per candidate
       // waits on its popcount (k = 12 at 15 blocks: runs of ~100, the walk was 14.5 s of 19.7).
@@ -405,7 +503,10 @@ export function joinWalk64(
         let x = pi ^ load<u64>(keys + (<usize>j << 3));
         if (<u32>popcnt<u64>(x) > k) continue;
         if ((x & keyMask) != 0 || !firstTable64(x, masks, earlier)) continue;
-        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) continue;
+        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
+          j = load<u32>(ends + (<usize>j << 2)) - 1; // the rest of that segment is i's group too
+          continue;
+        }
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);
@@ -426,7 +527,7 @@ export function joinWalk64(
 /** The 128-bit walk: `keys` holds the permuted high words (sorted), `los` the permuted low words. */
 export function joinWalk128(
   keys: usize, los: usize, idx: usize, n: u32, topMask: u64, k: u32, masks: usize, keyMaskHi: u64, keyMaskLo: u64,
-  earlier: u32, pairShift: u32, out: usize, cap: u32, state: usize, roots: usize,
+  earlier: u32, pairShift: u32, out: usize, cap: u32, state: usize, roots: usize, ends: usize,
 ): u32 {
   let i = load<u32>(state);
   let j = load<u32>(state, 4);
@@ -440,17 +541,22 @@ export function joinWalk128(
       j = 0;
       continue;
     }
+    if (roots != 0) segmentEnds(keys, los, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
     for (; i < end; i++) {
       let hi = load<u64>(keys + (<usize>i << 3));
       let lo = load<u64>(los + (<usize>i << 3));
       let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
       if (j <= i) j = i + 1;
+      if (ri != NO_ROOT) j = max(j, load<u32>(ends + (<usize>i << 2)));
       for (; j < end; j++) {
         let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
         let xlo = lo ^ load<u64>(los + (<usize>j << 3));
         if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
         if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
-        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) continue;
+        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
+          j = load<u32>(ends + (<usize>j << 2)) - 1;
+          continue;
+        }
         if (count == cap) {
           store<u32>(state, i);
           store<u32>(state, j, 4);

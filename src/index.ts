@@ -64,6 +64,7 @@ export {
   type DedupResult,
   type DedupTimings,
   type PairsMode,
+  type KeepRule,
 } from './dedup/dedup.js';
 export {
   dedupStream,

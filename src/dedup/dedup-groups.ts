@@ -82,21 +82,6 @@ export function expandPairs(
   return out;
 }
 
-/**
- * The pairs of documents across each pair of groups (ga, gb, distance) of `rows`, whose members are given as
- * documents (`members`, in rows' order): Σ |G(a)|·|G(b)| of them, a < b in each.
- */
-export function acrossPairs(rows: Rows, members: Uint32Array, pairs: NearDuplicatePairs): NearDuplicatePairs {
-  const total = pairsAcross(rows, pairs.a, pairs.b);
-  const out: NearDuplicatePairs = {
-    a: new Uint32Array(total),
-    b: new Uint32Array(total),
-    distance: new Uint8Array(total),
-  };
-  writeAcross(rows.start, members, pairs.a, pairs.b, pairs.distance, out, 0);
-  return out;
-}
-
 function writeAcross(
   start: Uint32Array,
   members: Uint32Array,

@@ -13,6 +13,9 @@ import { hashTexts } from './stream-tasks.js';
 import { type JoinedAndVerified, WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
+import { type KeepRule, checkKeep, duplicatesOf } from './keep.js';
+
+export type { KeepRule } from './keep.js';
 import {
   type Collapsed,
   type PairsMode,
@@ -205,6 +208,11 @@ export interface DedupOptions extends SimHashOptions {
   pairs?: PairsMode;
   /** The most pairs `pairs: 'all'` returns (default 10^7); more is a RangeError, raised before they are built. */
   maxPairs?: number;
+  /**
+   * Which member of each cluster the deduplicated corpus keeps (DedupResult.duplicateOf): 'first' (default, in
+   * input order), 'longest' or 'shortest' text (string length, or bytes of a Uint8Array text); ties go to the first.
+   */
+  keep?: KeepRule;
 }
 
 export interface DedupTimings {
@@ -237,6 +245,11 @@ export interface DedupResult {
    */
   checks: number;
   clusterCount: number;
+  /**
+   * For each document, the index of the document kept in its place (options.keep), or -1 for a document kept: the
+   * deduplicated corpus is the documents with -1, in their order.
+   */
+  duplicateOf: Int32Array;
   /** The k and verification used (defaults filled in). */
   k: number;
   verify: Required<VerifyOptions> | false;
@@ -271,6 +284,7 @@ export interface CheckedDedupOptions {
   verify: Required<VerifyOptions> | false;
   pairs: PairsMode;
   maxPairs: number;
+  keep: KeepRule;
   /** The fingerprint options (bits may be absent: `bits` above is the width). */
   hashOptions: SimHashOptions;
 }
@@ -282,15 +296,17 @@ export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
     verify: verifyOption = {},
     pairs: pairsOption = 'explain',
     maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
+    keep: keepOption = 'first',
     ...hashOptions
   } = options;
+  const keep = checkKeep(keepOption);
   const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
   const k = kOption ?? defaultDedupK(hashOptions.bits === 128 ? 128 : 64, verify !== false);
   const { bits } = checkJoinArgs(new BigUint64Array(0), { k, bits: hashOptions.bits ?? 64 });
   if (mode !== 'connected' && mode !== 'centre')
     throw new RangeError(`mode must be 'connected' or 'centre', got ${show(mode)}`);
   const { pairs, maxPairs } = checkPairOptions(pairsOption, maxPairsOption);
-  return { k, bits, mode, verify, pairs, maxPairs, hashOptions };
+  return { k, bits, mode, verify, pairs, maxPairs, keep, hashOptions };
 }
 
 /**
@@ -301,9 +317,11 @@ export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
 export function dedupResult(
   groups: Collapsed,
   r: JoinedAndVerified,
-  o: Pick<CheckedDedupOptions, 'k' | 'verify' | 'mode' | 'pairs' | 'maxPairs'> & {
+  o: Pick<CheckedDedupOptions, 'k' | 'verify' | 'mode' | 'pairs' | 'maxPairs' | 'keep'> & {
     fingerprints: BigUint64Array;
     featureCounts: Float64Array;
+    /** A document's text length, for keep 'longest' and 'shortest'. */
+    lengthOf: (i: number) => number;
     times: { start: number; hashed: number; joined: number };
   },
 ): DedupResult {
@@ -317,6 +335,7 @@ export function dedupResult(
     featureCounts: o.featureCounts,
     clusterOf,
     pairs,
+    duplicateOf: duplicatesOf(clusterOf, o.keep, o.lengthOf),
     candidates: r.candidates,
     checks: r.checks,
     clusterCount,
@@ -342,7 +361,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
-  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(options);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checkDedupOptions(options);
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
     if (typeof t !== 'string' && !(t instanceof Uint8Array))
@@ -402,8 +421,10 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     mode,
     pairs: pairsMode,
     maxPairs,
+    keep,
     fingerprints,
     featureCounts,
+    lengthOf: (i) => texts[i]!.length,
     times: { start: t0, hashed: t1, joined: performance.now() },
   });
 }

@@ -76,6 +76,7 @@ const KNOWN = new Set([
   'verify',
   'pairs',
   'maxPairs',
+  'keep',
   'threads',
   'batchBytes',
   'maxDocumentBytes',
@@ -136,7 +137,7 @@ export async function dedupStream(
     throw new RangeError(`verifyBatchBytes must be a positive integer, got ${show(verifyBatchBytes)}`);
   if (typeof verifyMemoryBytes !== 'number' || !Number.isInteger(verifyMemoryBytes) || verifyMemoryBytes < 0)
     throw new RangeError(`verifyMemoryBytes must be a non-negative integer, got ${show(verifyMemoryBytes)}`);
-  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checkDedupOptions(dedupOptions);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checkDedupOptions(dedupOptions);
   const hashPlan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
 
@@ -144,6 +145,8 @@ export async function dedupStream(
   const source = new Column(new Uint32Array(0), (n) => new Uint32Array(n));
   const offset = new Column(new Float64Array(0), (n) => new Float64Array(n));
   const length = new Column(new Float64Array(0), (n) => new Float64Array(n));
+  // Text lengths, kept only when the rule that picks each cluster's kept document needs them.
+  const sizes = keep === 'first' ? null : new Column(new Float64Array(0), (n) => new Float64Array(n));
   const fps = new Column(new BigUint64Array(0), (n) => new BigUint64Array(n));
   const counts = new Column(new Float64Array(0), (n) => new Float64Array(n));
   const keys = new Column(new BigUint64Array(0), (n) => new BigUint64Array(n));
@@ -163,6 +166,11 @@ export async function dedupStream(
       offset.data[at] = locatorField(doc.offset, 'offset', at, at, Number.MAX_SAFE_INTEGER);
       length.data[at] = locatorField(doc.length, 'length', at, size, Number.MAX_SAFE_INTEGER);
       source.length = offset.length = length.length = count;
+      if (sizes) {
+        sizes.reserve(count);
+        sizes.data[at] = doc.text.length;
+        sizes.length = count;
+      }
       yield doc.text;
     }
   }
@@ -222,7 +230,8 @@ export async function dedupStream(
     const t1 = performance.now();
     progress('joining', 0, 1);
     const fingerprintCount = groups.distinctFps.length / words;
-    const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
+    const spilled = (store?.spilledBytes ?? 0) > 0;
+    const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits, !spilled);
     const stage = { verify, mode, pairsMode, source: store, windowBytes: STORE_WINDOW_BYTES };
     // Connected clusters explained: a join of many pairs walks in chunks on this thread, each verified as it comes;
     // otherwise the join runs first, on `threads` workers.
@@ -240,8 +249,10 @@ export async function dedupStream(
         mode,
         pairs: pairsMode,
         maxPairs,
+        keep,
         fingerprints,
         featureCounts,
+        lengthOf: (i) => sizes!.data[i]!,
         times: { start: t0, hashed: t1, joined: t3 },
       }),
       count,

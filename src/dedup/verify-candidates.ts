@@ -9,11 +9,9 @@ import type { JoinPlan } from '../join/join-plan.js';
 import {
   type Collapsed,
   type PairsMode,
-  acrossPairs,
+  type Rows,
   candidatePairs,
-  expandPairs,
   mapped,
-  pairsWithin,
   sortPairs,
   spanningPairs,
 } from './dedup-groups.js';
@@ -90,17 +88,20 @@ export function joinAndVerify(
     verifyMs += performance.now() - t0;
   };
   const rows = groups.fpGroups;
-  // Distinct texts with one fingerprint (all at once: such groups are small), then the join's pairs.
-  const within = pairsWithin(rows);
-  if (within > 0)
-    take(expandPairs(rows, new Uint32Array(0), new Uint32Array(0), new Uint8Array(0), within, 0, groups.joined));
   const members = mapped(rows.members, groups.joined);
+  const batch = new DocumentPairBatch(forest, take);
+  // Distinct texts with one fingerprint, then the join's pairs.
+  batch.within(rows, members);
+  batch.flush();
   const fpCount = rows.start.length - 1;
   const clusterOfFp = new Uint32Array(fpCount);
   walkInChunks(
     groups.distinctFps,
     plan,
-    (pairs) => take(acrossPairs(rows, members, pairs)),
+    (pairs) => {
+      batch.across(rows, members, pairs);
+      batch.flush();
+    },
     () => {
       // A fingerprint's cluster: its documents' one cluster, or NO_GROUP while they are in several.
       for (let q = 0; q < fpCount; q++) {
@@ -120,6 +121,88 @@ export function joinAndVerify(
     distance: kept.distance.slice(0, kept.count),
   };
   return { verified, checks: checks.checks, candidates, verifyMs };
+}
+
+/** Document pairs that joinAndVerify verifies at a time: 2^20 take 9 MiB. */
+export const DOCUMENT_PAIR_BATCH = 1 << 20;
+
+/**
+ * The document pairs that pairs of fingerprints (and each fingerprint's own distinct texts) stand for, handed to
+ * `take` a bounded batch at a time, in order, without the pairs already connected when they are reached: a
+ * fingerprint shared by g distinct texts stands for g²/2 pairs and a pair of such fingerprints for g², nearly all
+ * connected once a few are verified (a group of 10^5 near-duplicates once expanded a chunk of 2^19 fingerprint
+ * pairs into 44 M document pairs). Skipping them here is what the verifier's connected rule would do with them
+ * later, so the kept pairs are the same; a group pair whose two sides are each one tree, and the same one, is
+ * skipped in O(|A| + |B|).
+ */
+class DocumentPairBatch {
+  private readonly a: Uint32Array;
+  private readonly b: Uint32Array;
+  private readonly distance: Uint8Array;
+  private count = 0;
+
+  constructor(
+    private readonly forest: Uint32Array,
+    private readonly take: (pairs: NearDuplicatePairs) => void,
+    size = DOCUMENT_PAIR_BATCH,
+  ) {
+    this.a = new Uint32Array(size);
+    this.b = new Uint32Array(size);
+    this.distance = new Uint8Array(size);
+  }
+
+  /** All pairs inside each group of `rows` (members given as documents), at distance 0. */
+  within(rows: Rows, members: Uint32Array): void {
+    const { start } = rows;
+    for (let g = 0; g + 1 < start.length; g++) {
+      const s = start[g]!;
+      const e = start[g + 1]!;
+      if (e - s < 2 || this.oneTree(members, s, e) !== -1) continue;
+      for (let x = s; x + 1 < e; x++) for (let y = x + 1; y < e; y++) this.push(members[x]!, members[y]!, 0);
+    }
+  }
+
+  /** The pairs across each pair of groups (ga, gb, distance). */
+  across(rows: Rows, members: Uint32Array, pairs: NearDuplicatePairs): void {
+    const { start } = rows;
+    for (let p = 0; p < pairs.a.length; p++) {
+      const s1 = start[pairs.a[p]!]!;
+      const e1 = start[pairs.a[p]! + 1]!;
+      const s2 = start[pairs.b[p]!]!;
+      const e2 = start[pairs.b[p]! + 1]!;
+      const d = pairs.distance[p]!;
+      if (e1 - s1 === 1 && e2 - s2 === 1) {
+        this.push(members[s1]!, members[s2]!, d);
+        continue;
+      }
+      const r1 = this.oneTree(members, s1, e1);
+      if (r1 !== -1 && r1 === this.oneTree(members, s2, e2)) continue;
+      for (let x = s1; x < e1; x++) for (let y = s2; y < e2; y++) this.push(members[x]!, members[y]!, d);
+    }
+  }
+
+  flush(): void {
+    if (this.count === 0) return;
+    const c = this.count;
+    this.count = 0;
+    this.take({ a: this.a.subarray(0, c), b: this.b.subarray(0, c), distance: this.distance.subarray(0, c) });
+  }
+
+  private push(u: number, v: number, d: number): void {
+    if (forestRoot(this.forest, u) === forestRoot(this.forest, v)) return;
+    const c = this.count;
+    this.a[c] = Math.min(u, v);
+    this.b[c] = Math.max(u, v);
+    this.distance[c] = d;
+    if (++this.count === this.a.length) this.flush();
+  }
+
+  /** The root of the one tree that members[s..e) are all in, or -1. */
+  private oneTree(members: Uint32Array, s: number, e: number): number {
+    const r = forestRoot(this.forest, members[s]!);
+    for (let x = s + 1; x < e; x++) if (forestRoot(this.forest, members[x]!) !== r) return -1;
+    return r;
+  }
 }
 
 /**

@@ -98,6 +98,7 @@ interface JoinKernels {
     cap: number,
     state: number,
     roots: number,
+    ends: number,
   ): number;
   joinWalk128(
     keys: number,
@@ -115,6 +116,7 @@ interface JoinKernels {
     cap: number,
     state: number,
     roots: number,
+    ends: number,
   ): number;
   joinUnpack(
     keys: number,
@@ -314,6 +316,8 @@ function walkTables(
     masks: b * 8 * words,
     state: 16,
     roots: chunked ? idxBytes : 0,
+    // The walk's segment ends (u32 per table entry) while roots are in use.
+    ends: chunked ? idxBytes : 0,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
   const p = {} as Record<keyof typeof sizes, number>;
@@ -374,6 +378,7 @@ function walkTables(
               cap - count,
               p.state,
               p.roots,
+              p.ends,
             )
           : kernels.joinWalk128(
               keys,
@@ -391,6 +396,7 @@ function walkTables(
               cap - count,
               p.state,
               p.roots,
+              p.ends,
             );
       count += written;
       if (heap.u32[(p.state >>> 2) + 2] === 1) break;

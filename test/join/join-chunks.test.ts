@@ -1,0 +1,94 @@
+// The join walked in chunks with groups (walkInChunks, dedup's connected clusters): a pair of one group is never
+// emitted, every other pair within k is emitted exactly once, and groups that grow between chunks give the plain
+// join's connected components. Against the plain all-pairs reference, with tiny chunks (the walk resumes inside
+// runs again and again), on clustered fingerprints whose runs mix many groups (the walk orders such runs by group).
+import { describe, expect, it } from 'vitest';
+import { NO_GROUP, walkInChunks } from '../../src/join/join.js';
+import { bruteForcePlan, planJoin, planWithBlocks, type JoinPlan } from '../../src/join/join-plan.js';
+import { bruteForce, unionFind } from './join-reference.js';
+import { rng } from '../reference.js';
+
+/** Clustered fingerprints: `centres` random ones, each copied many times with 0-3 of its bits flipped. */
+function clustered(n: number, centres: number, bits: 64 | 128, seed: number): BigUint64Array {
+  const next = rng(seed);
+  const words = bits / 64;
+  const random = () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
+  const base = Array.from({ length: centres * words }, random);
+  // Centres close to each other too, so that runs hold several groups.
+  for (let c = 1; c < centres; c += 2)
+    for (let w = 0; w < words; w++) base[c * words + w] = base[(c - 1) * words + w]! ^ (1n << BigInt(c % 64));
+  const fps = new BigUint64Array(n * words);
+  for (let i = 0; i < n; i++) {
+    const c = Math.floor(next() * centres);
+    for (let w = 0; w < words; w++) fps[i * words + w] = base[c * words + w]!;
+    for (let f = Math.floor(next() * 4); f > 0; f--) {
+      const bit = Math.floor(next() * bits);
+      fps[i * words + (bit >> 6)]! ^= 1n << BigInt(bit & 63);
+    }
+  }
+  return fps;
+}
+
+function plansFor(n: number, k: number, bits: 64 | 128): Array<[string, JoinPlan]> {
+  return [
+    ['compare all', bruteForcePlan(n, k, bits)],
+    ['model', planJoin(n, k, bits)],
+    [`${k + 2} blocks`, planWithBlocks(k, bits, k + 2)],
+  ];
+}
+
+describe('walkInChunks with groups', () => {
+  for (const bits of [64, 128] as const) {
+    const n = 1500;
+    const k = bits === 64 ? 4 : 8;
+    const fps = clustered(n, 40, bits, bits);
+    const plain = bruteForce(fps, k, bits);
+    for (const [name, plan] of plansFor(n, k, bits)) {
+      it(`fixed groups: every pair across groups once, none inside one (${bits} bits, ${name})`, () => {
+        const next = rng(7);
+        // A few large groups, some fingerprints in none (NO_GROUP: never skipped).
+        const groups = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 5)));
+        const got: string[] = [];
+        walkInChunks(
+          fps,
+          plan,
+          (p) => p.a.forEach((a, i) => got.push(`${a},${p.b[i]},${p.distance[i]}`)),
+          () => groups,
+          37,
+        );
+        const want = plain.filter((s) => {
+          const [a, b] = s.split(',').map(Number) as [number, number];
+          return groups[a] === NO_GROUP || groups[a] !== groups[b];
+        });
+        expect(want.length).toBeGreaterThan(1000);
+        expect(got.sort()).toEqual(want.sort());
+      });
+
+      it(`groups that grow with the pairs emitted give the plain join's components (${bits} bits, ${name})`, () => {
+        const parent = Uint32Array.from({ length: n }, (_, i) => i);
+        const find = (x: number): number => {
+          while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
+          return x;
+        };
+        let emitted = 0;
+        walkInChunks(
+          fps,
+          plan,
+          (p) => {
+            emitted += p.a.length;
+            p.a.forEach((a, i) => {
+              const ra = find(a);
+              const rb = find(p.b[i]!);
+              if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+            });
+          },
+          () => Uint32Array.from({ length: n }, (_, i) => find(i)),
+          53,
+        );
+        expect(Array.from({ length: n }, (_, i) => find(i))).toEqual(unionFind(n, plain));
+        // Pairs inside groups already formed are not emitted: far fewer than the plain join's.
+        expect(emitted).toBeLessThan(plain.length / 4);
+      });
+    }
+  }
+});
