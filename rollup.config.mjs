@@ -194,7 +194,8 @@ export default [
   {
     input: `${ESM}/cli/cli.js`,
     onwarn,
-    external,
+    // fzstd: an optional peer dependency, loaded when a .zst input meets a Node without zlib's Zstandard.
+    external: (id) => external(id) || id === 'fzstd',
     makeAbsoluteExternalsRelative: false,
     output: {
       file: `${DIST}/cli.mjs`,

@@ -33,8 +33,9 @@ const KB = 1024;
 export const BUDGETS = {
   'dist/index.mjs': { raw: 500 * KB, gzip: 140 * KB },
   'dist/index.cjs': { raw: 500 * KB, gzip: 140 * KB },
-  // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy.
-  'dist/cli.mjs': { raw: 64 * KB, gzip: 20 * KB },
+  // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy;
+  // 65 KiB with the deduplicated corpus (--output, --removed) and compressed inputs.
+  'dist/cli.mjs': { raw: 96 * KB, gzip: 28 * KB },
   // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
   'dist/clickhouse.mjs': { raw: 64 * KB, gzip: 18 * KB },
   'dist/clickhouse.cjs': { raw: 64 * KB, gzip: 18 * KB },

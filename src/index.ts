@@ -66,6 +66,7 @@ export {
   type PairsMode,
   type KeepRule,
 } from './dedup/dedup.js';
+export { KEEP_RULES } from './dedup/keep.js';
 export {
   dedupStream,
   type StreamDocument,

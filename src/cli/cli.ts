@@ -7,6 +7,7 @@
 // stderr with file and line and skipped unless --strict. A progress bar goes to stderr only when it is a terminal.
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
@@ -16,6 +17,9 @@ import { clusters, defaultDedupK, type ClusterMode, type VerifyOptions } from '.
 import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
+import { AtomicFile } from './atomic-file.js';
+import { writeCorpus } from './corpus-writer.js';
+import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
 import { InputError, Reporter } from './report.js';
@@ -131,7 +135,13 @@ async function dedupCommand(args: string[]): Promise<number> {
     }
   }
   const threads = threadsOption(v, cores());
-  if (v.clickhouse !== undefined) return dedupOnClickHouse(v, positionals, k, verified, threads);
+  const keep = choice(v.keep, 'keep', KEEP_RULES, 'first');
+  const writes = corpusTargetsOf(v);
+  if (v.clickhouse !== undefined) {
+    if (writes.output !== undefined || writes.removed !== undefined)
+      throw new UsageError('--clickhouse prints pairs or clusters: drop --output / --removed');
+    return dedupOnClickHouse(v, positionals, k, verified, threads);
+  }
   let o = readOptions(v);
   let inputs = positionals;
   const summary = v.summary === true || (v.sample === true && v.format === undefined && !v.pairs);
@@ -146,11 +156,13 @@ async function dedupCommand(args: string[]): Promise<number> {
   const progress = new Progress();
   await init();
   const corpus = new Corpus(inputs, o, report, progress, true);
+  checkCorpusTargets(writes, corpus);
   try {
     const result = await dedupStream(corpus.documents(), {
       ...hashOpts,
       k,
       mode,
+      keep,
       verify,
       pairs: v['all-pairs'] === true ? 'all' : 'explain',
       threads,
@@ -164,6 +176,20 @@ async function dedupCommand(args: string[]): Promise<number> {
     const t1 = performance.now();
     const t = result.timings;
     const timing = `read and hash ${ms(t.hash)}, join ${ms(t.join)}, verify ${ms(t.verify)}, cluster ${ms(t.cluster)}, total ${ms(t1 - t0)}`;
+    if (writes.output !== undefined || writes.removed !== undefined) {
+      const { kept, removed } = await writeTargets(corpus, result, writes);
+      const toStderr = writes.output === '-' || writes.removed === '-';
+      if (summary)
+        await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report }, toStderr);
+      process.stderr.write(
+        `kept ${kept} of ${result.count} documents` +
+          (writes.output !== undefined ? ` (${writes.output === '-' ? 'standard output' : writes.output})` : '') +
+          `, removed ${removed}` +
+          (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : '') +
+          '\n',
+      );
+      return 0;
+    }
     if (summary) await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report });
     else if (v.pairs) await printPairs(corpus, result, format);
     else await printClusters(corpus, result, format, v.all === true);
@@ -233,6 +259,99 @@ async function dedupOnClickHouse(
   return 0;
 }
 
+interface CorpusTargetOptions {
+  output: string | undefined;
+  removed: string | undefined;
+  annotate: boolean;
+  nul: boolean;
+}
+
+/** --output, --removed, --annotate and -0, checked against each other before any input is read. */
+function corpusTargetsOf(v: Values): CorpusTargetOptions {
+  const t = {
+    output: v.output as string | undefined,
+    removed: v.removed as string | undefined,
+    annotate: v.annotate === true,
+    nul: v.null === true,
+  };
+  if (t.output === '' || t.removed === '')
+    throw new UsageError('--output and --removed need a path (or - for standard output)');
+  if (t.output === '-' && t.removed === '-')
+    throw new UsageError('--output and --removed cannot both go to standard output');
+  if (t.output !== undefined && t.output === t.removed)
+    throw new UsageError(`--output and --removed name the same file: ${t.output}`);
+  if (t.annotate && t.output === undefined) throw new UsageError('--annotate writes the corpus: add --output PATH');
+  if (t.nul && t.output === undefined && t.removed === undefined)
+    throw new UsageError('-0 ends the paths that --output / --removed list: add one of them');
+  if ((t.output !== undefined || t.removed !== undefined) && (v.pairs || v.format !== undefined || v.all))
+    throw new UsageError('--output and --removed write the corpus: drop --pairs / --format / --all');
+  return t;
+}
+
+/** The targets against the inputs: where they can be written, and never over an input. */
+function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
+  if (t.annotate && !corpus.jsonl)
+    throw new UsageError('--annotate adds two fields to each JSON Lines record: it needs --jsonl');
+  if (t.nul && !corpus.wholeFiles)
+    throw new UsageError('-0 is for paths (files as documents): drop it with --jsonl / --lines');
+  for (const [flag, target] of [
+    ['--output', t.output],
+    ['--removed', t.removed],
+  ] as const) {
+    if (target === undefined || target === '-') continue;
+    const dir = path.dirname(path.resolve(target));
+    try {
+      if (!fs.statSync(dir).isDirectory()) throw new UsageError(`${flag} ${target}: ${dir} is not a directory`);
+      fs.accessSync(dir, fs.constants.W_OK);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      throw new UsageError(`${flag} ${target}: cannot write in ${dir} (${(error as NodeJS.ErrnoException).code})`);
+    }
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(target);
+    } catch {
+      continue; // a new file
+    }
+    if (stat.isDirectory()) throw new UsageError(`${flag} ${target}: is a directory`);
+    for (const src of corpus.sources) {
+      if (!src.seekable) continue;
+      const s = fs.statSync(src.name);
+      if (s.dev === stat.dev && s.ino === stat.ino)
+        throw new UsageError(`${flag} ${target} is an input: write the deduplicated corpus elsewhere`);
+    }
+  }
+}
+
+/** Writes --output and --removed; neither replaces its target until both are written and synced. */
+async function writeTargets(
+  corpus: Corpus,
+  r: DedupStreamResult,
+  t: CorpusTargetOptions,
+): Promise<{ kept: number; removed: number }> {
+  const output = t.output !== undefined ? new AtomicFile(t.output) : null;
+  let removed: AtomicFile | null = null;
+  try {
+    removed = t.removed !== undefined ? new AtomicFile(t.removed) : null;
+    const counts = writeCorpus(corpus, r, { output, removed, annotate: t.annotate, nul: t.nul });
+    // Both complete and on disk before either replaces its target.
+    await output?.sync();
+    await removed?.sync();
+    output?.publish();
+    removed?.publish();
+    return counts;
+  } catch (error) {
+    // A file system's error (full disk, file size limit, permissions): a message, not a stack trace.
+    const e = error as NodeJS.ErrnoException;
+    if (typeof e.code !== 'string' || e.code === 'EPIPE') throw error;
+    const which = [t.output, t.removed].filter((x) => x !== undefined && x !== '-').join(' / ');
+    throw new InputError(`cannot write ${which || 'standard output'}: ${e.message} (nothing was replaced)`);
+  } finally {
+    output?.abort();
+    removed?.abort();
+  }
+}
+
 /** Cluster members grouped by representative (counting sort): members of rep r are order[start[r]..start[r+1]]. */
 function groups(clusterOf: Uint32Array): { start: Uint32Array; order: Uint32Array } {
   const n = clusterOf.length;
@@ -291,7 +410,7 @@ interface SummaryFacts {
   report: Reporter;
 }
 
-async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFacts) {
+async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFacts, toStderr = false) {
   const { start, order } = groups(r.clusterOf);
   const big: number[] = [];
   let inGroups = 0;
@@ -330,7 +449,8 @@ async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFact
     lines.push(`        "${snippet(texts[t]!)}"`);
   });
   lines.push('', `Time: ${f.timing}`);
-  await write(lines.join('\n') + '\n');
+  if (toStderr) process.stderr.write(lines.join('\n') + '\n');
+  else await write(lines.join('\n') + '\n');
 }
 
 /** The commands by name; each takes its arguments and returns the exit code. */

@@ -14,6 +14,7 @@ import { escapeName } from './output.js';
 import type { Progress } from './progress.js';
 import { InputError, type Reporter } from './report.js';
 import { type Source, listSources } from './sources.js';
+import { corruptMessage, decompressed } from './compression.js';
 import { UsageError } from './usage.js';
 
 export interface ReadOptions {
@@ -96,6 +97,8 @@ export class Corpus {
   private repeats = 0;
   private spool: { dir: string; fd: number; size: number } | undefined;
   private readonly spoolBase: number[] = [];
+  /** Sources read through a decompressor (by their magic bytes): read again from the spool, like streams. */
+  private readonly decompressed = new Set<number>();
 
   /** `rereadable`: the documents will be read again (dedup), so streams are spooled. */
   constructor(
@@ -149,9 +152,7 @@ export class Corpus {
     let i = 0;
     while (i < n) {
       const s = loc.source[order[i]!]!;
-      const src = this.sources[s]!;
-      const file = src.seekable ? src.name : path.join(this.spool!.dir, 'spool');
-      const base = src.seekable ? 0 : this.spoolBase[s]!;
+      const { file, base } = this.rereadFrom(s);
       const fd = fs.openSync(file, 'r');
       try {
         while (i < n && loc.source[order[i]!] === s) {
@@ -184,6 +185,34 @@ export class Corpus {
     }
     return out;
   };
+
+  /** Where source s can be read again: its own file, or the spool that holds a stream's bytes from `base` on. */
+  rereadFrom(s: number): { file: string; base: number } {
+    const src = this.sources[s]!;
+    if (src.seekable && !this.decompressed.has(s)) return { file: src.name, base: 0 };
+    if (!this.spool) throw new Error(`${this.shown(s)} was not spooled`);
+    return { file: path.join(this.spool.dir, 'spool'), base: this.spoolBase[s]! };
+  }
+
+  /** Whether documents are JSON Lines records. */
+  get jsonl(): boolean {
+    return this.o.jsonl;
+  }
+
+  /** A source's name for messages. */
+  sourceName(s: number): string {
+    return this.shown(s);
+  }
+
+  /** Whether each document is a whole file (neither --lines nor --jsonl). */
+  get wholeFiles(): boolean {
+    return !this.o.lines && !this.o.jsonl;
+  }
+
+  /** The path of a whole-file document, as found. */
+  pathOf(i: number): string {
+    return this.sources[this.sourceOf.data[i]!]!.name;
+  }
 
   /** Removes the spool file, if any. */
   close(): void {
@@ -234,35 +263,46 @@ export class Corpus {
     }
   }
 
-  /** The source's chunks: the first 8 KB are sniffed for NUL bytes; streams are copied to the spool. */
+  /**
+   * The source's chunks, decompressed when its first bytes are gzip's or Zstandard's magic (compression.ts): the
+   * first 8 KB are sniffed for NUL bytes; streams and decompressed sources are copied to the spool.
+   */
   private async *chunks(s: number, skipped: { binary: boolean }): AsyncGenerator<Buffer> {
     const src = this.sources[s]!;
-    const stream = src.name === '-' ? process.stdin : fs.createReadStream(src.name, { highWaterMark: CHUNK });
+    const raw = src.name === '-' ? process.stdin : fs.createReadStream(src.name, { highWaterMark: CHUNK });
     try {
+      const { format, stream } = await decompressed(raw as AsyncIterable<Buffer>);
+      if (format !== null) this.decompressed.add(s);
       const head: Buffer[] = [];
       let headBytes = 0;
       let sniffed = this.o.binary;
-      const spooled = !src.seekable && this.rereadable;
+      const spooled = (!src.seekable || format !== null) && this.rereadable;
       if (spooled) this.spoolBase[s] = this.openSpool().size;
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (!sniffed) {
-          head.push(chunk);
-          headBytes += chunk.length;
-          if (headBytes < SNIFF) continue;
-          sniffed = true;
-          if (this.looksBinary(head, s)) {
-            skipped.binary = true;
-            return;
-          }
-          for (const c of head.splice(0)) yield this.account(c, spooled);
-        } else yield this.account(chunk, spooled);
+      try {
+        for await (const chunk of stream) {
+          if (!sniffed) {
+            head.push(chunk);
+            headBytes += chunk.length;
+            if (headBytes < SNIFF) continue;
+            sniffed = true;
+            if (this.looksBinary(head, s)) {
+              skipped.binary = true;
+              return;
+            }
+            for (const c of head.splice(0)) yield this.account(c, spooled);
+          } else yield this.account(chunk, spooled);
+        }
+      } catch (error) {
+        // A truncated or corrupt compressed file is never half-read into the results.
+        if (format !== null) throw new InputError(`${this.shown(s)}: ${corruptMessage(format, error)}`);
+        throw error;
       }
       if (!sniffed) {
         if (this.looksBinary(head, s)) skipped.binary = true;
         else for (const c of head) yield this.account(c, spooled);
       }
     } finally {
-      if (src.name !== '-') (stream as fs.ReadStream).destroy();
+      if (src.name !== '-') (raw as fs.ReadStream).destroy();
     }
   }
 

@@ -65,6 +65,18 @@ Dedup:
                        scripts/clickhouse-cluster.sh urls prints them; needs @clickhouse/client and
                        --no-verify --k K); fingerprints are computed here
 
+The deduplicated corpus (written to a temporary file beside PATH, renamed into place when the run succeeds;
+"-" for standard output; with either, nothing else goes to standard output unless --summary):
+  --output PATH        the documents kept, in input order, each record byte for byte as read (a JSON Lines
+                       or --lines line); whole files as documents: their paths
+  --removed PATH       the documents dropped: JSON Lines records with "cluster" and "duplicate_of" (the
+                       document kept in their place) added; --lines lines as they are; files: their paths
+  --keep RULE          which document of a cluster is kept: first (default, in input order), longest or
+                       shortest (text length; ties go to the first)
+  --annotate           with --output and --jsonl: write every record, with "cluster" and "duplicate_of"
+                       (null for a kept document) added before its closing brace
+  -0, --null           paths end with NUL, not a newline (for xargs -0; the tool itself never deletes)
+
 ${INPUT_HELP}
   -h, --help           this help`,
   hash: `Usage: ${NAME} hash [options] [inputs]
@@ -123,6 +135,11 @@ export const DEDUP_OPTIONS = {
   threshold: { type: 'string' },
   'no-verify': { type: 'boolean' },
   clickhouse: { type: 'string' },
+  output: { type: 'string' },
+  removed: { type: 'string' },
+  keep: { type: 'string' },
+  annotate: { type: 'boolean' },
+  null: { type: 'boolean', short: '0' },
 } as const;
 
 export function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {

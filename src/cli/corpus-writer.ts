@@ -1,0 +1,178 @@
+// The deduplicated corpus (dedup --output, --removed, --annotate): each document's record read again from its
+// source (or the spool that holds a stream) and copied byte for byte, in input order. A JSON Lines or --lines
+// record is its line (a carriage return before the newline stays; each record ends with "\n"); annotated JSON Lines
+// records get `"cluster"` (the name of the cluster's first document, as dedup prints clusters) and
+// `"duplicate_of"` (the name of the document kept in its place, or null) inserted before their closing brace, and
+// nothing else of the line changes. Whole files as documents are listed by path, one per line or NUL-terminated.
+import fs from 'node:fs';
+import type { AtomicFile } from './atomic-file.js';
+import type { Corpus } from './inputs.js';
+import { escapeName } from './output.js';
+import { InputError } from './report.js';
+
+/** Bytes read ahead from a source when its records are taken in order. */
+const READ_BYTES = 8 << 20;
+
+export interface CorpusTargets {
+  /** The kept documents (or, with `annotate`, every document annotated). */
+  output: AtomicFile | null;
+  /** The dropped documents, annotated (JSON Lines), as they are (--lines), or their paths (files). */
+  removed: AtomicFile | null;
+  annotate: boolean;
+  /** Paths end with NUL rather than a newline (-0). */
+  nul: boolean;
+}
+
+export interface DeduplicatedDocuments {
+  count: number;
+  clusterOf: Uint32Array;
+  duplicateOf: Int32Array;
+  locators: { source: Uint32Array; offset: Float64Array; length: Float64Array };
+}
+
+/** Writes the targets; returns how many documents were kept and removed. */
+export function writeCorpus(
+  corpus: Corpus,
+  r: DeduplicatedDocuments,
+  t: CorpusTargets,
+): { kept: number; removed: number } {
+  let kept = 0;
+  for (let i = 0; i < r.count; i++) if (r.duplicateOf[i] === -1) kept++;
+  if (corpus.wholeFiles) {
+    writePaths(corpus, r, t);
+    return { kept, removed: r.count - kept };
+  }
+  const reader = new SourceReader(corpus);
+  const jsonl = corpus.jsonl;
+  const { source, offset, length } = r.locators;
+  // Kept records that follow each other in their source (one newline apart) are copied as one span, straight
+  // from the read-ahead window, at most READ_BYTES at a time.
+  let span = { source: -1, start: 0, end: 0 };
+  const flushSpan = (): void => {
+    if (span.source < 0 || !t.output) return;
+    t.output.write(reader.bytes(span.source, span.start, span.end - span.start));
+    t.output.write(NEWLINE);
+    span = { source: -1, start: 0, end: 0 };
+  };
+  try {
+    for (let i = 0; i < r.count; i++) {
+      const isKept = r.duplicateOf[i] === -1;
+      if (t.output && !t.annotate && isKept) {
+        const s = source[i]!;
+        const at = offset[i]!;
+        const end = at + length[i]!;
+        if (span.source === s && span.end + 1 === at && end - span.start <= READ_BYTES) span.end = end;
+        else {
+          flushSpan();
+          span = { source: s, start: at, end };
+        }
+        continue;
+      }
+      const wanted = (t.output && t.annotate) || (t.removed && !isKept);
+      if (!wanted) continue;
+      flushSpan();
+      const record = reader.bytes(source[i]!, offset[i]!, length[i]!);
+      if (t.output && t.annotate) writeAnnotated(t.output, corpus, r, i, record);
+      if (t.removed && !isKept) {
+        if (jsonl) writeAnnotated(t.removed, corpus, r, i, record);
+        else {
+          t.removed.write(record);
+          t.removed.write(NEWLINE);
+        }
+      }
+    }
+    flushSpan();
+  } finally {
+    reader.close();
+  }
+  return { kept, removed: r.count - kept };
+}
+
+function writePaths(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets): void {
+  const end = t.nul ? '\0' : '\n';
+  for (let i = 0; i < r.count; i++) {
+    const isKept = r.duplicateOf[i] === -1;
+    const target = isKept ? t.output : t.removed;
+    if (!target) continue;
+    const name = corpus.pathOf(i);
+    if (!t.nul && name.includes('\n'))
+      throw new InputError(`${escapeName(name)}: a path with a newline cannot be listed one per line: use -0`);
+    target.writeString(name + end);
+  }
+}
+
+const NEWLINE = Uint8Array.of(10);
+const CLUSTER = Buffer.from('"cluster"');
+const DUPLICATE_OF = Buffer.from('"duplicate_of"');
+
+/** A JSON Lines record with "cluster" and "duplicate_of" inserted before its closing brace. */
+function writeAnnotated(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
+  let close = record.length - 1;
+  while (close >= 0 && record[close] !== 0x7d) close--; // the object's "}" (white space may follow it)
+  if (close < 0) throw new InputError(`${corpus.nameText(i)}: changed since it was read (no closing brace)`);
+  if (record.includes(CLUSTER) || record.includes(DUPLICATE_OF)) {
+    const value = JSON.parse(record.toString('utf8')) as Record<string, unknown>;
+    for (const key of ['cluster', 'duplicate_of'])
+      if (Object.hasOwn(value, key))
+        throw new InputError(
+          `${corpus.nameText(i)}: the record has a field "${key}" already; annotating would repeat it`,
+        );
+  }
+  const dup = r.duplicateOf[i]!;
+  to.write(record.subarray(0, close));
+  to.writeString(
+    `,"cluster":${corpus.nameJson(r.clusterOf[i]!)},"duplicate_of":${dup === -1 ? 'null' : corpus.nameJson(dup)}`,
+  );
+  to.write(record.subarray(close));
+  to.write(NEWLINE);
+}
+
+/**
+ * Byte ranges of the sources, read again: in order, a source is read ahead READ_BYTES at a time, so each byte is
+ * read once; a range far from the last is read alone (a few removed documents cost a read each, not a pass).
+ */
+class SourceReader {
+  private source = -1;
+  private fd = -1;
+  private base = 0;
+  private window = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
+
+  constructor(private readonly corpus: Corpus) {}
+
+  bytes(source: number, offset: number, length: number): Buffer {
+    if (source !== this.source) this.open(source);
+    if (offset >= this.start && offset + length <= this.end)
+      return this.window.subarray(offset - this.start, offset - this.start + length);
+    const ahead = offset >= this.end && offset < this.end + READ_BYTES;
+    const size = ahead || this.end === 0 ? Math.max(length, READ_BYTES) : length;
+    if (this.window.length < size) this.window = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = fs.readSync(this.fd, this.window, got, size - got, this.base + offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got < length)
+      throw new InputError(`${this.corpus.sourceName(source)}: changed while it was read (now shorter)`);
+    this.start = offset;
+    this.end = offset + got;
+    return this.window.subarray(0, length);
+  }
+
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+    this.source = -1;
+  }
+
+  private open(source: number): void {
+    this.close();
+    const { file, base } = this.corpus.rereadFrom(source);
+    this.fd = fs.openSync(file, 'r');
+    this.source = source;
+    this.base = base;
+    this.start = this.end = 0;
+  }
+}
