@@ -290,10 +290,10 @@ function corpusTargetsOf(v: Values): CorpusTargetOptions {
 
 /** The targets against the inputs: where they can be written, and never over an input. */
 function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
-  if (t.annotate && !corpus.jsonl)
-    throw new UsageError('--annotate adds two fields to each JSON Lines record: it needs --jsonl');
+  if (t.annotate && !corpus.jsonl && corpus.delimiter === null)
+    throw new UsageError('--annotate adds two fields to each record: it needs --jsonl, --csv or --tsv');
   if (t.nul && !corpus.wholeFiles)
-    throw new UsageError('-0 is for paths (files as documents): drop it with --jsonl / --lines');
+    throw new UsageError('-0 is for paths (files as documents): drop it with --jsonl / --csv / --tsv / --lines');
   for (const [flag, target] of [
     ['--output', t.output],
     ['--removed', t.removed],

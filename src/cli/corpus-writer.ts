@@ -44,6 +44,8 @@ export function writeCorpus(
   }
   const reader = new SourceReader(corpus);
   const jsonl = corpus.jsonl;
+  const delimiter = corpus.delimiter;
+  if (delimiter !== null) writeHeaders(corpus, r, t, delimiter);
   const { source, offset, length } = r.locators;
   // Kept records that follow each other in their source (one newline apart) are copied as one span, straight
   // from the read-ahead window, at most READ_BYTES at a time.
@@ -72,9 +74,9 @@ export function writeCorpus(
       if (!wanted) continue;
       flushSpan();
       const record = reader.bytes(source[i]!, offset[i]!, length[i]!);
-      if (t.output && t.annotate) writeAnnotated(t.output, corpus, r, i, record);
+      if (t.output && t.annotate) annotate(t.output, corpus, r, i, record);
       if (t.removed && !isKept) {
-        if (jsonl) writeAnnotated(t.removed, corpus, r, i, record);
+        if (jsonl || delimiter !== null) annotate(t.removed, corpus, r, i, record);
         else {
           t.removed.write(record);
           t.removed.write(NEWLINE);
@@ -86,6 +88,70 @@ export function writeCorpus(
     reader.close();
   }
   return { kept, removed: r.count - kept };
+}
+
+/** Annotates a JSON Lines record or a CSV / TSV row. */
+function annotate(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
+  if (corpus.delimiter === null) writeAnnotated(to, corpus, r, i, record);
+  else writeAnnotatedRow(to, corpus, r, i, record, corpus.delimiter);
+}
+
+const ADDED_COLUMNS = ['cluster', 'duplicate_of'];
+
+/**
+ * The header row of the CSV or TSV sources (all the same, or the run fails), first in each target; with the two
+ * added columns where rows are annotated.
+ */
+function writeHeaders(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets, delimiter: ',' | '\t'): void {
+  let header: Buffer | undefined;
+  const bare = (h: Buffer) => (h[h.length - 1] === 13 ? h.subarray(0, h.length - 1) : h);
+  for (const s of new Set(r.locators.source)) {
+    const h = corpus.headerOf(s)!;
+    if (header === undefined) header = h;
+    else if (!bare(header).equals(bare(h)))
+      throw new InputError(
+        `${corpus.sourceName(s)}: its header row differs from the first input's: one output cannot hold both`,
+      );
+  }
+  if (header === undefined) return;
+  // The first input's header row as it was (a carriage return stays at its end).
+  const b = bare(header);
+  const added = Buffer.from(ADDED_COLUMNS.map((c) => delimiter + c).join(''));
+  const annotated = Buffer.concat([b, added, header.subarray(b.length), NEWLINE]);
+  if (t.output) t.output.write(t.annotate ? annotated : Buffer.concat([header, NEWLINE]));
+  if (t.removed) t.removed.write(annotated);
+}
+
+/** A CSV or TSV cell holding `value`: quoted where CSV needs it (RFC 4180); TSV cannot hold tabs or newlines. */
+function cell(value: string, delimiter: ',' | '\t'): string {
+  if (delimiter === '\t') {
+    if (/[\t\r\n]/.test(value))
+      throw new InputError(`${JSON.stringify(value)}: a TSV cell cannot hold a tab or a newline`);
+    return value;
+  }
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** A CSV or TSV row with the cluster and the kept document appended as two cells (before a closing "\r"). */
+function writeAnnotatedRow(
+  to: AtomicFile,
+  corpus: Corpus,
+  r: DeduplicatedDocuments,
+  i: number,
+  row: Buffer,
+  delimiter: ',' | '\t',
+): void {
+  const end = row.length > 0 && row[row.length - 1] === 13 ? row.length - 1 : row.length;
+  const dup = r.duplicateOf[i]!;
+  to.write(row.subarray(0, end));
+  to.writeString(
+    delimiter +
+      cell(corpus.nameValue(r.clusterOf[i]!), delimiter) +
+      delimiter +
+      (dup === -1 ? '' : cell(corpus.nameValue(dup), delimiter)),
+  );
+  to.write(row.subarray(end));
+  to.write(NEWLINE);
 }
 
 function writePaths(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets): void {

@@ -19,6 +19,8 @@ import { UsageError } from './usage.js';
 
 export interface ReadOptions {
   jsonl: boolean;
+  /** CSV (",": RFC 4180 quoting) or TSV ("\t": no quoting) with a header row; null for neither. */
+  delimiter: ',' | '\t' | null;
   field: string;
   idField: string;
   lines: boolean;
@@ -80,6 +82,53 @@ function isBlank(line: Uint8Array): boolean {
   return ascii || Buffer.from(line.buffer, line.byteOffset, line.length).toString('utf8').trim() === '';
 }
 
+const SKIP_SOURCE = Symbol('skip the source');
+
+/**
+ * The fields of one CSV row (delimiter ","; RFC 4180: a field in double quotes may hold the delimiter, newlines and
+ * doubled quotes) or TSV row ("\t", no quoting), decoded as UTF-8. A carriage return ending the row is dropped.
+ */
+export function splitRow(row: Buffer, delimiter: ',' | '\t'): string[] {
+  let end = row.length;
+  if (end > 0 && row[end - 1] === 13) end--;
+  const text = row.toString('utf8', 0, end);
+  if (delimiter === '\t' || !text.includes('"')) return text.split(delimiter);
+  const fields: string[] = [];
+  let i = 0;
+  for (;;) {
+    if (text[i] === '"') {
+      let value = '';
+      let j = i + 1;
+      for (;;) {
+        const q = text.indexOf('"', j);
+        if (q < 0) {
+          value += text.slice(j);
+          j = text.length;
+          break;
+        }
+        value += text.slice(j, q);
+        if (text[q + 1] === '"') {
+          value += '"';
+          j = q + 2;
+        } else {
+          j = q + 1;
+          break;
+        }
+      }
+      // Anything between the closing quote and the delimiter is kept, as lenient readers do.
+      const next = text.indexOf(',', j);
+      fields.push(value + text.slice(j, next < 0 ? text.length : next));
+      if (next < 0) return fields;
+      i = next + 1;
+    } else {
+      const next = text.indexOf(',', i);
+      fields.push(text.slice(i, next < 0 ? text.length : next));
+      if (next < 0) return fields;
+      i = next + 1;
+    }
+  }
+}
+
 function startsWithBom(b: Uint8Array): boolean {
   return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }
@@ -99,6 +148,7 @@ export class Corpus {
   private readonly spoolBase: number[] = [];
   /** Sources read through a decompressor (by their magic bytes): read again from the spool, like streams. */
   private readonly decompressed = new Set<number>();
+  private readonly headers: Buffer[] = [];
 
   /** `rereadable`: the documents will be read again (dedup), so streams are spooled. */
   constructor(
@@ -122,7 +172,7 @@ export class Corpus {
   async *documents(): AsyncGenerator<StreamDocument> {
     for (let s = 0; s < this.sources.length; s++) {
       const src = this.sources[s]!;
-      if (src.size !== undefined && src.size > MAX_DOCUMENT_BYTES && !this.o.lines && !this.o.jsonl) {
+      if (src.size !== undefined && src.size > MAX_DOCUMENT_BYTES && this.wholeFiles) {
         this.report.bad(`${this.shown(s)}: ${src.size} bytes, more than the ${LIMIT_TEXT} limit of one document`);
         continue;
       }
@@ -206,7 +256,17 @@ export class Corpus {
 
   /** Whether each document is a whole file (neither --lines nor --jsonl). */
   get wholeFiles(): boolean {
-    return !this.o.lines && !this.o.jsonl;
+    return !this.o.lines && !this.o.jsonl && this.o.delimiter === null;
+  }
+
+  /** The CSV or TSV delimiter, or null. */
+  get delimiter(): ',' | '\t' | null {
+    return this.o.delimiter;
+  }
+
+  /** A CSV or TSV source's header row as read (without its line end), once the source has been read. */
+  headerOf(s: number): Buffer | undefined {
+    return this.headers[s];
   }
 
   /** The path of a whole-file document, as found. */
@@ -232,6 +292,14 @@ export class Corpus {
     return this.ids[i] ?? escapeName(this.plainName(i));
   }
 
+  /** A document's name as plain text: its id (a string id without JSON quotes), else FILE or FILE:LINE. */
+  nameValue(i: number): string {
+    const id = this.ids[i];
+    if (id === undefined) return this.plainName(i);
+    const value = JSON.parse(id) as unknown;
+    return typeof value === 'string' ? value : id;
+  }
+
   /** A document's name for a CSV cell (before quoting): its JSON id, else the file name as it is. */
   nameCsv(i: number): string {
     return this.ids[i] ?? this.plainName(i);
@@ -239,7 +307,7 @@ export class Corpus {
 
   private plainName(i: number): string {
     const src = this.sources[this.sourceOf.data[i]!]!.name;
-    return this.o.lines || this.o.jsonl ? `${src}:${this.lineOf.data[i]}` : src;
+    return this.wholeFiles ? src : `${src}:${this.lineOf.data[i]}`;
   }
 
   private shown(s: number): string {
@@ -248,6 +316,11 @@ export class Corpus {
   }
 
   private textAgain(bytes: Buffer, s: number): string | Uint8Array {
+    if (this.o.delimiter !== null) {
+      const text = this.rowText(bytes, s);
+      if (text === undefined) throw new InputError(`${this.shown(s)}: changed while it was read`);
+      return text;
+    }
     if (!this.o.jsonl) return bytes;
     const text = this.jsonText(bytes.toString('utf8'));
     if (typeof text !== 'string') throw new InputError(`${this.shown(s)}: changed while it was read`);
@@ -338,12 +411,16 @@ export class Corpus {
   private add(s: number, line: number): number {
     const i = this.count++;
     this.sourceOf.push(i, s);
-    if (this.o.lines || this.o.jsonl) this.lineOf.push(i, line);
+    if (!this.wholeFiles) this.lineOf.push(i, line);
     return i;
   }
 
   private async *read(s: number): AsyncGenerator<StreamDocument> {
-    if (!this.o.lines && !this.o.jsonl) {
+    if (this.o.delimiter !== null) {
+      yield* this.readRows(s);
+      return;
+    }
+    if (this.wholeFiles) {
       const parts: Buffer[] = [];
       let size = 0;
       const skipped = { binary: false };
@@ -415,6 +492,111 @@ export class Corpus {
     }
   }
 
+  /** Column numbers of the text and id in each CSV or TSV source, from its header row. */
+  private readonly columns: Array<{ text: number; id: number }> = [];
+
+  /**
+   * CSV or TSV rows, one document each after the header row: a row ends at a newline outside quotes (CSV), and its
+   * bytes run to that newline (a carriage return before it stays in the row, as in --lines). A quoted field may hold
+   * the delimiter, doubled quotes and newlines (RFC 4180); TSV has no quoting.
+   */
+  private async *readRows(s: number): AsyncGenerator<StreamDocument> {
+    const csv = this.o.delimiter === ',';
+    let carry: Buffer[] = [];
+    let carryBytes = 0;
+    let rowStart = 0;
+    let lineNo = 1;
+    let rowLine = 1;
+    let inQuotes = false;
+    let header = true;
+    const emit = (row: Buffer, start: number): StreamDocument | undefined | typeof SKIP_SOURCE => {
+      let offset = start;
+      if (start === 0 && startsWithBom(row)) {
+        row = row.subarray(3);
+        offset += 3;
+      }
+      if (header) {
+        header = false;
+        return this.takeHeader(s, row) ? undefined : SKIP_SOURCE;
+      }
+      if (isBlank(row)) return undefined;
+      const text = this.rowText(row, s, rowLine);
+      if (text === undefined) return undefined;
+      return { text, source: s, offset, length: row.length };
+    };
+    for await (const chunk of this.chunks(s, { binary: false })) {
+      let pos = 0;
+      for (let at = 0; at < chunk.length; at++) {
+        const c = chunk[at]!;
+        if (c === 0x22 && csv) inQuotes = !inQuotes;
+        else if (c === 10) {
+          lineNo++;
+          if (inQuotes) continue;
+          const length = carryBytes + at - pos;
+          if (length > MAX_DOCUMENT_BYTES) return this.rowTooLong(s, rowLine);
+          const row = carryBytes === 0 ? chunk.subarray(pos, at) : Buffer.concat([...carry, chunk.subarray(pos, at)]);
+          const doc = emit(row, rowStart);
+          if (doc === SKIP_SOURCE) return; // no usable header: the source is skipped
+          if (doc) yield doc;
+          rowStart += length + 1;
+          rowLine = lineNo;
+          carry = [];
+          carryBytes = 0;
+          pos = at + 1;
+        }
+      }
+      if (pos < chunk.length) {
+        carryBytes += chunk.length - pos;
+        if (carryBytes > MAX_DOCUMENT_BYTES) return this.rowTooLong(s, rowLine);
+        carry.push(chunk.subarray(pos));
+      }
+    }
+    if (carryBytes > 0) {
+      if (inQuotes) {
+        this.report.bad(`${this.shown(s)}:${rowLine}: a quoted field is not closed before the end of the input`);
+        return;
+      }
+      const doc = emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), rowStart);
+      if (doc && doc !== SKIP_SOURCE) yield doc;
+    }
+  }
+
+  private rowTooLong(s: number, line: number): void {
+    this.report.bad(
+      `${this.shown(s)}:${line}: a row longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
+    );
+  }
+
+  /** Notes a source's header row; false (reported) when it lacks the text column. */
+  private takeHeader(s: number, row: Buffer): boolean {
+    const names = splitRow(row, this.o.delimiter!);
+    const text = names.indexOf(this.o.field);
+    if (text < 0) {
+      this.report.bad(
+        `${this.shown(s)}: no column ${JSON.stringify(this.o.field)} in its header row (${names.map((n) => JSON.stringify(n)).join(', ')}): not read (--field names the text column)`,
+      );
+      return false;
+    }
+    this.columns[s] = { text, id: names.indexOf(this.o.idField) };
+    this.headers[s] = Buffer.from(row);
+    return true;
+  }
+
+  /** A row's text (its id noted when `line` is given: the first reading); undefined (reported) when unusable. */
+  private rowText(row: Buffer, s: number, line?: number): string | undefined {
+    const fields = splitRow(row, this.o.delimiter!);
+    const { text, id } = this.columns[s]!;
+    if (text >= fields.length) {
+      if (line !== undefined)
+        this.report.bad(`${this.shown(s)}:${line}: ${fields.length} fields, no column ${JSON.stringify(this.o.field)}`);
+      return undefined;
+    }
+    if (line === undefined) return fields[text]!;
+    const i = this.add(s, line);
+    if (id >= 0 && id < fields.length) this.noteId(i, JSON.stringify(fields[id]!), `${this.shown(s)}:${line}`);
+    return fields[text]!;
+  }
+
   /** A JSON line's text, its id noted; undefined (reported) when the line is not a usable record. */
   private parseLine(line: Buffer, s: number, no: number): string | undefined {
     const where = `${this.shown(s)}:${no}`;
@@ -439,14 +621,16 @@ export class Corpus {
     }
     const i = this.add(s, no);
     const id = record[this.o.idField];
-    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) {
-      const json = JSON.stringify(id);
-      this.ids[i] = json;
-      const first = this.firstWithId.get(json);
-      if (first === undefined) this.firstWithId.set(json, i);
-      else if (++this.repeats <= REPEATS_SHOWN)
-        this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`);
-    }
+    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
+      this.noteId(i, JSON.stringify(id), where);
     return text;
+  }
+
+  private noteId(i: number, json: string, where: string): void {
+    this.ids[i] = json;
+    const first = this.firstWithId.get(json);
+    if (first === undefined) this.firstWithId.set(json, i);
+    else if (++this.repeats <= REPEATS_SHOWN)
+      this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`);
   }
 }

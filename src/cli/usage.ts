@@ -16,8 +16,10 @@ const INPUT_HELP = `Inputs:
   --follow-symlinks    follow symbolic links to directories (each directory is read once)
   --binary             also read files that look binary (a NUL byte in the first 8 KB)
   --jsonl              inputs are JSON Lines: one document per line
-  --field NAME         the JSON field holding the text (default "text")
-  --id-field NAME      the JSON field naming the document (default "id"; else FILE:LINE)
+  --csv, --tsv         inputs are CSV (RFC 4180: quoted fields may hold commas, quotes and newlines) or
+                       TSV (no quoting) with a header row: one document per row
+  --field NAME         the JSON field or column holding the text (default "text")
+  --id-field NAME      the JSON field or column naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
   --threads N          worker threads that fingerprint (default: the machine's cores)
@@ -109,6 +111,8 @@ as simhash-wasm/clickhouse.
 export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   jsonl: { type: 'boolean' },
+  csv: { type: 'boolean' },
+  tsv: { type: 'boolean' },
   field: { type: 'string' },
   'id-field': { type: 'string' },
   lines: { type: 'boolean' },
@@ -187,11 +191,14 @@ export function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
 }
 
 export function readOptions(v: Values): ReadOptions {
-  if (v.field !== undefined && !v.jsonl) throw new UsageError('--field needs --jsonl');
-  if (v['id-field'] !== undefined && !v.jsonl) throw new UsageError('--id-field needs --jsonl');
-  if (v.lines && v.jsonl) throw new UsageError('--lines and --jsonl cannot be combined');
+  const records = (['jsonl', 'csv', 'tsv', 'lines'] as const).filter((f) => v[f] === true);
+  if (records.length > 1) throw new UsageError(`--${records.join(' and --')} cannot be combined`);
+  const fielded = v.jsonl || v.csv || v.tsv;
+  if (v.field !== undefined && !fielded) throw new UsageError('--field needs --jsonl, --csv or --tsv');
+  if (v['id-field'] !== undefined && !fielded) throw new UsageError('--id-field needs --jsonl, --csv or --tsv');
   return {
     jsonl: v.jsonl === true,
+    delimiter: v.csv ? ',' : v.tsv ? '\t' : null,
     field: (v.field as string | undefined) ?? 'text',
     idField: (v['id-field'] as string | undefined) ?? 'id',
     lines: v.lines === true,
