@@ -253,6 +253,28 @@ function docItem(index) {
   );
 }
 
+/**
+ * The deduplicated corpus as the command line's --output writes it for JSON Lines: each cluster keeps its first
+ * document (the lowest index, its representative), in input order; one {"name", "text"} record per line.
+ */
+function deduplicatedJsonl() {
+  const { clusterOf } = state.result;
+  const lines = [];
+  state.docs.forEach((doc, i) => {
+    if (clusterOf[i] === i) lines.push(`${JSON.stringify({ name: doc.name, text: doc.text })}\n`);
+  });
+  return lines.join('');
+}
+
+function download() {
+  const url = URL.createObjectURL(new Blob([deduplicatedJsonl()], { type: 'application/x-ndjson' }));
+  const a = el('a', { href: url, download: 'deduplicated.jsonl' });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 function render() {
   const result = state.result;
   const n = state.docs.length;
@@ -447,6 +469,7 @@ $('results').addEventListener('click', (event) => {
   if (state.selected.includes(index)) return;
   select([...state.selected, index]);
 });
+$('download').addEventListener('click', download);
 input('pick-a').addEventListener('change', onPick);
 input('pick-b').addEventListener('change', onPick);
 input('log-scale').addEventListener('change', renderHistogram);

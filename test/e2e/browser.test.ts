@@ -256,6 +256,17 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(rows[edited]!.cluster).toBe(rows[original]!.cluster);
     expect(rows[unrelated]!.cluster).not.toBe(rows[original]!.cluster);
 
+    // The deduplicated documents as a download: the first of each cluster, in order, as JSON Lines.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    expect(download.suggestedFilename()).toBe('deduplicated.jsonl');
+    const kept = fs
+      .readFileSync(await download.path(), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as Doc).text);
+    expect(kept).toEqual(docs.filter((_, i) => expected.clusterOf[i] === i));
+    expect(kept).not.toContain(docs[edited]);
+
     // Compare panel: by number, then by clicking two documents.
     await page.fill('#pick-a', String(original + 1));
     await page.fill('#pick-b', String(edited + 1));
