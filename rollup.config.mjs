@@ -194,8 +194,9 @@ export default [
   {
     input: `${ESM}/cli/cli.js`,
     onwarn,
-    // fzstd: an optional peer dependency, loaded when a .zst input meets a Node without zlib's Zstandard.
-    external: (id) => external(id) || id === 'fzstd',
+    // Optional peer dependencies, loaded on first use: fzstd (a .zst input on a Node without zlib's Zstandard and
+    // without the zstd program), hyparquet and its codecs and writer (Parquet tables).
+    external: (id) => external(id) || ['fzstd', 'hyparquet', 'hyparquet-compressors', 'hyparquet-writer'].includes(id),
     makeAbsoluteExternalsRelative: false,
     output: {
       file: `${DIST}/cli.mjs`,

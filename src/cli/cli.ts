@@ -18,7 +18,7 @@ import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
 import { AtomicFile } from './atomic-file.js';
-import { writeCorpus } from './corpus-writer.js';
+import { writeCorpus, writeParquetCorpus } from './corpus-writer.js';
 import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
@@ -290,8 +290,8 @@ function corpusTargetsOf(v: Values): CorpusTargetOptions {
 
 /** The targets against the inputs: where they can be written, and never over an input. */
 function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
-  if (t.annotate && !corpus.jsonl && corpus.delimiter === null)
-    throw new UsageError('--annotate adds two fields to each record: it needs --jsonl, --csv or --tsv');
+  if (t.annotate && !corpus.jsonl && corpus.delimiter === null && !corpus.parquet)
+    throw new UsageError('--annotate adds two fields to each record: it needs --jsonl, --csv, --tsv or Parquet tables');
   if (t.nul && !corpus.wholeFiles)
     throw new UsageError('-0 is for paths (files as documents): drop it with --jsonl / --csv / --tsv / --lines');
   for (const [flag, target] of [
@@ -333,7 +333,8 @@ async function writeTargets(
   let removed: AtomicFile | null = null;
   try {
     removed = t.removed !== undefined ? new AtomicFile(t.removed) : null;
-    const counts = writeCorpus(corpus, r, { output, removed, annotate: t.annotate, nul: t.nul });
+    const targets = { output, removed, annotate: t.annotate, nul: t.nul };
+    const counts = corpus.parquet ? await writeParquetCorpus(corpus, r, targets) : writeCorpus(corpus, r, targets);
     // Both complete and on disk before either replaces its target.
     await output?.sync();
     await removed?.sync();

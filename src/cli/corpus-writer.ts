@@ -9,6 +9,7 @@ import type { AtomicFile } from './atomic-file.js';
 import type { Corpus } from './inputs.js';
 import { escapeName } from './output.js';
 import { InputError } from './report.js';
+import { isFlat, parquetWriter, readRows, withAnnotations } from './parquet.js';
 
 /** Bytes read ahead from a source when its records are taken in order. */
 const READ_BYTES = 8 << 20;
@@ -241,4 +242,58 @@ class SourceReader {
     this.base = base;
     this.start = this.end = 0;
   }
+}
+
+/**
+ * The deduplicated corpus of Parquet inputs: Parquet tables with the input's schema (every input must have the
+ * same one, of top-level columns), a row group out for each row group in, kept rows in order; removed and
+ * annotated rows get two added UTF-8 columns, cluster and duplicate_of (null for a kept row).
+ */
+export async function writeParquetCorpus(
+  corpus: Corpus,
+  r: DeduplicatedDocuments,
+  t: CorpusTargets,
+): Promise<{ kept: number; removed: number }> {
+  let kept = 0;
+  for (let i = 0; i < r.count; i++) if (r.duplicateOf[i] === -1) kept++;
+  const used = [...new Set(r.locators.source)];
+  const schema = corpus.tableOf(used[0]!).metadata.schema;
+  const shape = JSON.stringify(schema.slice(1));
+  for (const s of used)
+    if (JSON.stringify(corpus.tableOf(s).metadata.schema.slice(1)) !== shape)
+      throw new InputError(
+        `${corpus.sourceName(s)}: its schema differs from the first table's: one output cannot hold both`,
+      );
+  if (!isFlat(schema))
+    throw new InputError(
+      `${corpus.sourceName(used[0]!)}: nested columns cannot be written back yet (--output / --removed need a flat table)`,
+    );
+  const output = t.output ? await parquetWriter(t.output, t.annotate ? withAnnotations(schema) : schema) : null;
+  const removed = t.removed ? await parquetWriter(t.removed, withAnnotations(schema)) : null;
+  const { source, offset } = r.locators;
+  let i = 0;
+  for (const s of used) {
+    const table = corpus.tableOf(s);
+    for (const group of table.rowGroups) {
+      // The documents of this row group (rows without a text are not documents, and are left out).
+      const first = i;
+      while (i < r.count && source[i] === s && offset[i]! < group.end) i++;
+      if (i === first) continue;
+      const rows = await readRows(table, table.columns, group.start, group.end);
+      const out: unknown[][] = [];
+      const gone: unknown[][] = [];
+      for (let d = first; d < i; d++) {
+        const row = rows[offset[d]! - group.start]!;
+        const dup = r.duplicateOf[d]!;
+        const notes = [corpus.nameValue(r.clusterOf[d]!), dup === -1 ? null : corpus.nameValue(dup)];
+        if (output && (dup === -1 || t.annotate)) out.push(t.annotate ? [...row, ...notes] : row);
+        if (removed && dup !== -1) gone.push([...row, ...notes]);
+      }
+      output?.write(out);
+      removed?.write(gone);
+    }
+  }
+  output?.finish();
+  removed?.finish();
+  return { kept, removed: r.count - kept };
 }

@@ -15,10 +15,13 @@ import type { Progress } from './progress.js';
 import { InputError, type Reporter } from './report.js';
 import { type Source, listSources } from './sources.js';
 import { corruptMessage, decompressed } from './compression.js';
+import { type ParquetTable, isParquetFile, openParquet, readRows } from './parquet.js';
 import { UsageError } from './usage.js';
 
 export interface ReadOptions {
   jsonl: boolean;
+  /** --field or --id-field was given. */
+  fieldsNamed: boolean;
   /** CSV (",": RFC 4180 quoting) or TSV ("\t": no quoting) with a header row; null for neither. */
   delimiter: ',' | '\t' | null;
   field: string;
@@ -166,6 +169,32 @@ export class Corpus {
     }
     this.sources = listSources(inputs, o, report);
     this.knownBytes = this.sources.reduce((s, x) => s + (x.size ?? 0), 0);
+    // Parquet tables are found by their magic bytes; they hold rows, so they cannot be mixed with other inputs.
+    const tables = this.sources.filter((src) => src.seekable && isParquetFile(src.name));
+    this.parquet = tables.length > 0;
+    if (this.parquet) {
+      if (o.jsonl || o.lines || o.delimiter !== null)
+        throw new UsageError(
+          `${escapeName(tables[0]!.name)} is a Parquet table: drop --jsonl / --csv / --tsv / --lines`,
+        );
+      const other = this.sources.find((src) => !tables.includes(src));
+      if (other)
+        throw new UsageError(
+          `${escapeName(tables[0]!.name)} is a Parquet table and ${other.name === '-' ? 'standard input' : escapeName(other.name)} is not: give them in separate runs`,
+        );
+    }
+    if (this.wholeFiles && o.fieldsNamed)
+      throw new UsageError('--field and --id-field name fields: add --jsonl, --csv or --tsv, or give Parquet tables');
+  }
+
+  /** Whether the inputs are Parquet tables (one document per row). */
+  readonly parquet: boolean;
+  /** Each Parquet source's table, once opened. */
+  private readonly tables: Array<ParquetTable | undefined> = [];
+
+  /** A Parquet source's table (opened when it was read). */
+  tableOf(s: number): ParquetTable {
+    return this.tables[s]!;
   }
 
   /** Every document of every source, in order, with its locator. */
@@ -193,7 +222,36 @@ export class Corpus {
    * synchronous: small scattered reads of a cached file cost microseconds each, an asynchronous read a trip
    * through libuv's thread pool; the worker threads keep verifying meanwhile.
    */
-  readonly reread = (loc: Locators): Array<string | Uint8Array> => {
+  readonly reread = (loc: Locators): Array<string | Uint8Array> | Promise<Array<string | Uint8Array>> =>
+    this.parquet ? this.rereadRows(loc) : this.rereadBytes(loc);
+
+  /** Parquet rows again, a row group's text column at a time. */
+  private async rereadRows(loc: Locators): Promise<Array<string | Uint8Array>> {
+    const out = new Array<string | Uint8Array>(loc.index.length);
+    const wanted = new Map<string, number[]>(); // "source:group" → positions in loc
+    for (let q = 0; q < loc.index.length; q++) {
+      const t = this.tables[loc.source[q]!]!;
+      const g = t.rowGroups.findIndex((x) => loc.offset[q]! < x.end);
+      const key = `${loc.source[q]}:${g}`;
+      const list = wanted.get(key);
+      if (list) list.push(q);
+      else wanted.set(key, [q]);
+    }
+    for (const [key, list] of wanted) {
+      const [s, g] = key.split(':').map(Number) as [number, number];
+      const t = this.tables[s]!;
+      const group = t.rowGroups[g]!;
+      const rows = await readRows(t, [this.o.field], group.start, group.end);
+      for (const q of list) {
+        const text = rows[loc.offset[q]! - group.start]?.[0];
+        if (typeof text !== 'string') throw new InputError(`${this.shown(s)}: changed while it was read`);
+        out[q] = text;
+      }
+    }
+    return out;
+  }
+
+  private rereadBytes(loc: Locators): Array<string | Uint8Array> {
     const n = loc.index.length;
     const out = new Array<string | Uint8Array>(n);
     const order = Array.from({ length: n }, (_, i) => i).sort(
@@ -234,7 +292,7 @@ export class Corpus {
       }
     }
     return out;
-  };
+  }
 
   /** Where source s can be read again: its own file, or the spool that holds a stream's bytes from `base` on. */
   rereadFrom(s: number): { file: string; base: number } {
@@ -256,7 +314,7 @@ export class Corpus {
 
   /** Whether each document is a whole file (neither --lines nor --jsonl). */
   get wholeFiles(): boolean {
-    return !this.o.lines && !this.o.jsonl && this.o.delimiter === null;
+    return !this.o.lines && !this.o.jsonl && this.o.delimiter === null && !this.parquet;
   }
 
   /** The CSV or TSV delimiter, or null. */
@@ -416,6 +474,10 @@ export class Corpus {
   }
 
   private async *read(s: number): AsyncGenerator<StreamDocument> {
+    if (this.parquet) {
+      yield* this.readTable(s);
+      return;
+    }
     if (this.o.delimiter !== null) {
       yield* this.readRows(s);
       return;
@@ -559,6 +621,41 @@ export class Corpus {
       const doc = emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), rowStart);
       if (doc && doc !== SKIP_SOURCE) yield doc;
     }
+  }
+
+  /** A Parquet table's rows, a row group at a time, only the text and id columns; FILE:ROW names rows without an id. */
+  private async *readTable(s: number): AsyncGenerator<StreamDocument> {
+    const t = await openParquet(this.sources[s]!.name);
+    this.tables[s] = t;
+    if (!t.columns.includes(this.o.field)) {
+      this.report.bad(
+        `${this.shown(s)}: no column ${JSON.stringify(this.o.field)} in the table (${t.columns.map((c) => JSON.stringify(c)).join(', ')}): not read (--field names the text column)`,
+      );
+      return;
+    }
+    const columns = t.columns.includes(this.o.idField) ? [this.o.field, this.o.idField] : [this.o.field];
+    let notText = 0;
+    for (const group of t.rowGroups) {
+      const rows = await readRows(t, columns, group.start, group.end);
+      for (let r = 0; r < rows.length; r++) {
+        const [text, id] = rows[r]!;
+        if (typeof text !== 'string') {
+          notText++;
+          continue;
+        }
+        const row = group.start + r;
+        const i = this.add(s, row + 1);
+        if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || typeof id === 'bigint')
+          this.noteId(i, typeof id === 'bigint' ? id.toString() : JSON.stringify(id), `${this.shown(s)}:${row + 1}`);
+        this.bytesRead += text.length;
+        yield { text, source: s, offset: row, length: text.length };
+      }
+      this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead));
+    }
+    if (notText > 0)
+      this.report.warn(
+        `${this.shown(s)}: ${notText} rows without a string in column ${JSON.stringify(this.o.field)} skipped`,
+      );
   }
 
   private rowTooLong(s: number, line: number): void {

@@ -44,7 +44,9 @@ function readerModules(): Promise<{ read: Hyparquet; compressors: Record<string,
       const { compressors } = await import('hyparquet-compressors');
       return { read, compressors: compressors as Record<string, unknown> };
     } catch {
-      throw new Error('reading Parquet needs the hyparquet and hyparquet-compressors packages (npm install hyparquet hyparquet-compressors)');
+      throw new Error(
+        'reading Parquet needs the hyparquet and hyparquet-compressors packages (npm install hyparquet hyparquet-compressors)',
+      );
     }
   })();
   return modules;
@@ -95,12 +97,7 @@ export async function openParquet(name: string): Promise<ParquetTable> {
 }
 
 /** Rows [start, end) of the given columns, as arrays in the columns' order. */
-export async function readRows(
-  t: ParquetTable,
-  columns: string[],
-  start: number,
-  end: number,
-): Promise<unknown[][]> {
+export async function readRows(t: ParquetTable, columns: string[], start: number, end: number): Promise<unknown[][]> {
   const { read, compressors } = await readerModules();
   let rows: unknown[][] = [];
   await read.parquetRead({
@@ -143,7 +140,8 @@ export async function parquetWriter(
     ensure(size);
   };
   bytes.finish = flush;
-  const writer = new writerModule.ParquetWriter({ writer: bytes, schema });
+  // hyparquet-writer pins its own hyparquet: the same schema type, another copy of its declaration.
+  const writer = new writerModule.ParquetWriter({ writer: bytes, schema: schema as never });
   const names = topLevelNames(schema);
   return {
     write(rows: unknown[][]) {

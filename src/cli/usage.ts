@@ -193,11 +193,9 @@ export function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
 export function readOptions(v: Values): ReadOptions {
   const records = (['jsonl', 'csv', 'tsv', 'lines'] as const).filter((f) => v[f] === true);
   if (records.length > 1) throw new UsageError(`--${records.join(' and --')} cannot be combined`);
-  const fielded = v.jsonl || v.csv || v.tsv;
-  if (v.field !== undefined && !fielded) throw new UsageError('--field needs --jsonl, --csv or --tsv');
-  if (v['id-field'] !== undefined && !fielded) throw new UsageError('--id-field needs --jsonl, --csv or --tsv');
   return {
     jsonl: v.jsonl === true,
+    fieldsNamed: v.field !== undefined || v['id-field'] !== undefined,
     delimiter: v.csv ? ',' : v.tsv ? '\t' : null,
     field: (v.field as string | undefined) ?? 'text',
     idField: (v['id-field'] as string | undefined) ?? 'id',

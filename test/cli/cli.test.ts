@@ -86,7 +86,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
       [['dedup', '--k', 'x'], /--k must be an integer from 0 to 64, got "x"/],
       [['dedup', '--k', '65'], /--k must be an integer/],
       [['dedup', '--format', 'xml'], /--format must be one of jsonl, csv/],
-      [['dedup', '--field', 'body', 'x'], /--field needs --jsonl/],
+      [['dedup', '--field', 'body', 'x'], /--field and --id-field name fields: add --jsonl/],
       [['hash', '--bits', '32'], /--bits must be one of 64, 128/],
       [
         ['hash', '--preset', 'nope'],

@@ -1,0 +1,144 @@
+// Parquet tables in and out: fixtures written by DuckDB (a Parquet writer independent of the hyparquet reader and
+// hyparquet-writer under test), with several row groups, Zstandard and Snappy pages, NULL texts and columns of
+// several types; the CLI's outputs read back by DuckDB and compared with the rows the library's dedup() keeps.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dedup } from '../../src/dedup/dedup.js';
+import { init } from '../../src/runtime/wasm.js';
+import { rng } from '../reference.js';
+import { runCli } from './run.js';
+
+let dir: string;
+let db: DuckDBConnection;
+beforeAll(async () => {
+  await init();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-parquet-'));
+  db = await (await DuckDBInstance.create(':memory:')).connect();
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+interface Row {
+  id: string;
+  text: string | null;
+  n: number;
+  big: bigint;
+  x: number;
+  flag: boolean;
+}
+
+/** Seeded rows: groups of edited copies spread over the table, and a NULL text now and then. */
+function rows(seed: number, groups: number): Row[] {
+  const next = rng(seed);
+  const words = Array.from({ length: 1500 }, (_, i) => `pq${i.toString(36)}`);
+  const texts: Array<string | null> = [];
+  for (let g = 0; g < groups; g++) {
+    const base = Array.from({ length: 35 }, () => words[Math.floor(next() * words.length)]!);
+    for (let c = 0, m = 1 + Math.floor(next() * 4); c < m; c++) {
+      const t = base.slice();
+      if (c > 0) t[Math.floor(next() * t.length)] = 'changed';
+      texts.push(t.join(' '));
+    }
+    if (next() < 0.1) texts.push(null);
+  }
+  for (let i = texts.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [texts[i], texts[j]] = [texts[j]!, texts[i]!];
+  }
+  return texts.map((text, i) => ({
+    id: `row${i}`,
+    text,
+    n: i,
+    big: BigInt(i) * 10_000_000_000n,
+    x: i / 4,
+    flag: i % 3 === 0,
+  }));
+}
+
+/** Writes rows with DuckDB: a JSON Lines file read with explicit column types, copied to Parquet. */
+async function writeTable(name: string, data: Row[], options: string): Promise<string> {
+  const json = path.join(dir, `${name}.jsonl`);
+  fs.writeFileSync(json, data.map((r) => JSON.stringify({ ...r, big: r.big.toString() })).join('\n'));
+  const file = path.join(dir, `${name}.parquet`);
+  await db.run(
+    `COPY (SELECT * FROM read_json('${json}', columns = {id: 'VARCHAR', text: 'VARCHAR', n: 'INTEGER', big: 'BIGINT', x: 'DOUBLE', flag: 'BOOLEAN'})) TO '${file}' (FORMAT parquet, ${options})`,
+  );
+  return file;
+}
+
+async function readTable(file: string): Promise<{ columns: string[]; types: string[]; rows: unknown[][] }> {
+  const r = await db.runAndReadAll(`SELECT * FROM '${file}'`);
+  const d = await db.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`);
+  return { columns: r.columnNames(), types: d.getRows().map((x) => String(x[1])), rows: r.getRows() };
+}
+
+const asRow = (r: Row): unknown[] => [r.id, r.text, r.n, r.big, r.x, r.flag];
+
+describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => {
+  for (const codec of ['zstd', 'snappy']) {
+    it(`reads the text column row group by row group (${codec}); --output keeps the schema and the kept rows`, async () => {
+      const data = rows(codec === 'zstd' ? 1 : 2, 150);
+      const file = await writeTable(`t-${codec}`, data, `ROW_GROUP_SIZE 64, COMPRESSION ${codec}`);
+      const docs = data.filter((r) => r.text !== null);
+      const lib = dedup(docs.map((r) => r.text!));
+      const kept = docs.filter((_, i) => lib.duplicateOf[i] === -1);
+      expect(kept.length).toBeLessThan(docs.length * 0.8);
+
+      const listed = runCli(['dedup', file]);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stderr).toMatch(/rows without a string in column "text" skipped/);
+      const out = path.join(dir, `kept-${codec}.parquet`);
+      const r = runCli(['dedup', file, '--output', out]);
+      expect(r.code, r.stderr).toBe(0);
+      const got = await readTable(out);
+      const input = await readTable(file);
+      expect(got.columns).toEqual(input.columns);
+      expect(got.types).toEqual(input.types);
+      expect(got.rows).toEqual(kept.map(asRow));
+    });
+  }
+
+  it('--removed and --annotate add cluster and duplicate_of columns', async () => {
+    const data = rows(3, 80);
+    const file = await writeTable('annotated', data, 'ROW_GROUP_SIZE 50');
+    const docs = data.filter((r) => r.text !== null);
+    const lib = dedup(
+      docs.map((r) => r.text!),
+      { keep: 'longest' },
+    );
+    const notes = (i: number) => [
+      docs[lib.clusterOf[i]!]!.id,
+      lib.duplicateOf[i] === -1 ? null : docs[lib.duplicateOf[i]!]!.id,
+    ];
+    const removed = path.join(dir, 'removed.parquet');
+    const all = path.join(dir, 'all.parquet');
+    expect(runCli(['dedup', file, '--removed', removed, '--keep', 'longest']).code).toBe(0);
+    expect(runCli(['dedup', file, '--output', all, '--annotate', '--keep', 'longest']).code).toBe(0);
+    const gone = await readTable(removed);
+    expect(gone.columns.slice(-2)).toEqual(['cluster', 'duplicate_of']);
+    const dropped = docs.map((_, i) => i).filter((i) => lib.duplicateOf[i] !== -1);
+    expect(gone.rows).toEqual(dropped.map((i) => [...asRow(docs[i]!), ...notes(i)]));
+    const every = await readTable(all);
+    expect(every.rows).toEqual(docs.map((d, i) => [...asRow(d), ...notes(i)]));
+  });
+
+  it('--field and --id-field name the columns; a missing column is reported; Parquet cannot mix with other inputs', async () => {
+    const data = rows(4, 20);
+    const file = await writeTable('named', data, 'ROW_GROUP_SIZE 8');
+    const named = runCli(['dedup', file, '--field', 'id', '--id-field', 'n', '--all']);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout.trim().split('\n')).toHaveLength(data.length); // every id is distinct: clusters of one
+    expect(JSON.parse(named.stdout.split('\n')[0]!).cluster).toBe(0);
+    const missing = runCli(['dedup', file, '--field', 'body']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no column "body" in the table \("id", "text", "n", "big", "x", "flag"\)/);
+    const mixed = runCli(['dedup', file, path.join(dir, 'named.jsonl')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/is a Parquet table and .*named\.jsonl is not/);
+    const flagged = runCli(['dedup', '--jsonl', file]);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toMatch(/is a Parquet table: drop --jsonl/);
+  });
+});
