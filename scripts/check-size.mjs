@@ -31,8 +31,9 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  'dist/index.mjs': { raw: 500 * KB, gzip: 140 * KB },
-  'dist/index.cjs': { raw: 500 * KB, gzip: 140 * KB },
+  // 510 KiB raw with the Deduplicator (incremental runs) and the keep rule: 540 KiB.
+  'dist/index.mjs': { raw: 540 * KB, gzip: 140 * KB },
+  'dist/index.cjs': { raw: 540 * KB, gzip: 140 * KB },
   // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy;
   // 65 KiB with the deduplicated corpus (--output, --removed) and compressed inputs.
   'dist/cli.mjs': { raw: 96 * KB, gzip: 28 * KB },

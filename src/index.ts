@@ -67,6 +67,7 @@ export {
   type KeepRule,
 } from './dedup/dedup.js';
 export { KEEP_RULES } from './dedup/keep.js';
+export { Deduplicator, type DeduplicatorBatch } from './dedup/deduplicator.js';
 export {
   dedupStream,
   type StreamDocument,

@@ -13,12 +13,13 @@ import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
 import { toHex } from '../fingerprint/bits.js';
-import { clusters, defaultDedupK, type ClusterMode, type VerifyOptions } from '../dedup/dedup.js';
+import { clusters, defaultDedupK, type ClusterMode, type DedupOptions, type VerifyOptions } from '../dedup/dedup.js';
 import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
 import { AtomicFile } from './atomic-file.js';
-import { writeCorpus, writeParquetCorpus } from './corpus-writer.js';
+import { type DeduplicatedDocuments, writeCorpus, writeParquetCorpus } from './corpus-writer.js';
+import { Deduplicator } from '../dedup/deduplicator.js';
 import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
@@ -157,6 +158,19 @@ async function dedupCommand(args: string[]): Promise<number> {
   await init();
   const corpus = new Corpus(inputs, o, report, progress, true);
   checkCorpusTargets(writes, corpus);
+  if (v.state !== undefined) {
+    if (v.pairs || v.format !== undefined || v.all)
+      throw new UsageError('--state prints what it drops: drop --pairs / --format / --all');
+    if (keep !== 'first')
+      throw new UsageError('--state keeps the first document of each cluster: what earlier runs kept stays kept');
+    if (mode !== 'connected') throw new UsageError('--state forms connected clusters: drop --mode');
+    try {
+      return await dedupWithState(v.state as string, corpus, writes, { ...hashOpts, k, verify }, report, t0);
+    } finally {
+      corpus.close();
+      progress.done();
+    }
+  }
   try {
     const result = await dedupStream(corpus.documents(), {
       ...hashOpts,
@@ -259,6 +273,94 @@ async function dedupOnClickHouse(
   return 0;
 }
 
+/**
+ * dedup --state DIR: this run's documents against every earlier run's (a Deduplicator saved in DIR/state.bin),
+ * the outputs written, then the state replaced (write, fsync, rename), so a run killed at any point leaves the
+ * previous state as it was.
+ */
+async function dedupWithState(
+  dir: string,
+  corpus: Corpus,
+  writes: CorpusTargetOptions,
+  options: DedupOptions,
+  report: Reporter,
+  t0: number,
+): Promise<number> {
+  const file = path.join(dir, 'state.bin');
+  let bytes: Uint8Array | null = null;
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw new UsageError(`--state ${dir}: not a directory`);
+    bytes = fs.existsSync(file) ? fs.readFileSync(file) : null;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fs.mkdirSync(dir, { recursive: true });
+  }
+  let d: Deduplicator;
+  try {
+    d = bytes ? Deduplicator.load(bytes, options) : new Deduplicator(options);
+  } catch (error) {
+    throw new InputError(`--state ${file}: ${(error as Error).message}`);
+  }
+  const texts: Array<string | Uint8Array> = [];
+  const source: number[] = [];
+  const offset: number[] = [];
+  const length: number[] = [];
+  for await (const doc of corpus.documents()) {
+    texts.push(doc.text);
+    source.push(doc.source ?? 0);
+    offset.push(doc.offset ?? texts.length - 1);
+    length.push(doc.length ?? doc.text.length);
+  }
+  if (texts.length === 0) throw noDocuments(report);
+  const labels = texts.map((_, i) => corpus.nameJson(i));
+  const batch = d.add(texts, labels);
+  const first = batch.first;
+  const names = {
+    json: (g: number) => (g < first ? d.labelOf(g) : corpus.nameJson(g - first)),
+    value: (g: number) => {
+      if (g >= first) return corpus.nameValue(g - first);
+      const json = d.labelOf(g);
+      const parsed = JSON.parse(json) as unknown;
+      return typeof parsed === 'string' ? parsed : json;
+    },
+  };
+  const r = {
+    count: texts.length,
+    clusterOf: batch.clusterOf,
+    duplicateOf: batch.duplicateOf,
+    locators: {
+      source: Uint32Array.from(source),
+      offset: Float64Array.from(offset),
+      length: Float64Array.from(length),
+    },
+    names,
+  };
+  let kept = 0;
+  for (const x of batch.duplicateOf) if (x === -1) kept++;
+  if (writes.output !== undefined || writes.removed !== undefined) await writeTargets(corpus, r, writes);
+  else {
+    const out = new Output();
+    for (let i = 0; i < r.count; i++) {
+      const dup = batch.duplicateOf[i]!;
+      if (dup !== -1) await out.line(`{"document":${corpus.nameJson(i)},"duplicate_of":${names.json(dup)}}`);
+    }
+    await out.flush();
+  }
+  const state = new AtomicFile(file);
+  try {
+    state.write(d.save());
+    await state.sync();
+    state.publish();
+  } finally {
+    state.abort();
+  }
+  process.stderr.write(
+    `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}; the state holds ${d.count} documents (${ms(performance.now() - t0)})\n`,
+  );
+  return 0;
+}
+
 interface CorpusTargetOptions {
   output: string | undefined;
   removed: string | undefined;
@@ -326,7 +428,7 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
 /** Writes --output and --removed; neither replaces its target until both are written and synced. */
 async function writeTargets(
   corpus: Corpus,
-  r: DedupStreamResult,
+  r: DeduplicatedDocuments,
   t: CorpusTargetOptions,
 ): Promise<{ kept: number; removed: number }> {
   const output = t.output !== undefined ? new AtomicFile(t.output) : null;

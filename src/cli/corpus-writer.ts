@@ -26,8 +26,14 @@ export interface CorpusTargets {
 
 export interface DeduplicatedDocuments {
   count: number;
+  /** Each document's cluster and the document kept in its place (-1: kept), as indices that `names` can name. */
   clusterOf: Uint32Array;
   duplicateOf: Int32Array;
+  /**
+   * Names of the documents clusterOf and duplicateOf refer to: as JSON values, and as plain text (CSV cells,
+   * Parquet strings); default: the corpus's documents (an incremental run names earlier runs' documents too).
+   */
+  names?: { json(i: number): string; value(i: number): string };
   locators: { source: Uint32Array; offset: Float64Array; length: Float64Array };
 }
 
@@ -147,9 +153,9 @@ function writeAnnotatedRow(
   to.write(row.subarray(0, end));
   to.writeString(
     delimiter +
-      cell(corpus.nameValue(r.clusterOf[i]!), delimiter) +
+      cell(namesOf(corpus, r).value(r.clusterOf[i]!), delimiter) +
       delimiter +
-      (dup === -1 ? '' : cell(corpus.nameValue(dup), delimiter)),
+      (dup === -1 ? '' : cell(namesOf(corpus, r).value(dup), delimiter)),
   );
   to.write(row.subarray(end));
   to.write(NEWLINE);
@@ -169,6 +175,10 @@ function writePaths(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets):
 }
 
 const NEWLINE = Uint8Array.of(10);
+
+function namesOf(corpus: Corpus, r: DeduplicatedDocuments): { json(i: number): string; value(i: number): string } {
+  return r.names ?? { json: (i) => corpus.nameJson(i), value: (i) => corpus.nameValue(i) };
+}
 const CLUSTER = Buffer.from('"cluster"');
 const DUPLICATE_OF = Buffer.from('"duplicate_of"');
 
@@ -188,7 +198,7 @@ function writeAnnotated(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments
   const dup = r.duplicateOf[i]!;
   to.write(record.subarray(0, close));
   to.writeString(
-    `,"cluster":${corpus.nameJson(r.clusterOf[i]!)},"duplicate_of":${dup === -1 ? 'null' : corpus.nameJson(dup)}`,
+    `,"cluster":${namesOf(corpus, r).json(r.clusterOf[i]!)},"duplicate_of":${dup === -1 ? 'null' : namesOf(corpus, r).json(dup)}`,
   );
   to.write(record.subarray(close));
   to.write(NEWLINE);
@@ -285,7 +295,8 @@ export async function writeParquetCorpus(
       for (let d = first; d < i; d++) {
         const row = rows[offset[d]! - group.start]!;
         const dup = r.duplicateOf[d]!;
-        const notes = [corpus.nameValue(r.clusterOf[d]!), dup === -1 ? null : corpus.nameValue(dup)];
+        const names = namesOf(corpus, r);
+        const notes = [names.value(r.clusterOf[d]!), dup === -1 ? null : names.value(dup)];
         if (output && (dup === -1 || t.annotate)) out.push(t.annotate ? [...row, ...notes] : row);
         if (removed && dup !== -1) gone.push([...row, ...notes]);
       }

@@ -79,6 +79,14 @@ The deduplicated corpus (written to a temporary file beside PATH, renamed into p
                        (null for a kept document) added before its closing brace
   -0, --null           paths end with NUL, not a newline (for xargs -0; the tool itself never deletes)
 
+Incremental runs:
+  --state DIR          remember what this run saw in DIR/state.bin (fingerprints, shingle sets, clusters,
+                       names; not the texts) and deduplicate this run's inputs against every earlier run with
+                       the same DIR: a document is dropped when it duplicates an earlier one. Without --output
+                       or --removed, prints {"document", "duplicate_of"} for each document dropped. The state
+                       is replaced atomically once the outputs are written; one made with other options is
+                       refused. The inputs of one run are held in memory.
+
 ${INPUT_HELP}
   -h, --help           this help`,
   hash: `Usage: ${NAME} hash [options] [inputs]
@@ -144,6 +152,7 @@ export const DEDUP_OPTIONS = {
   keep: { type: 'string' },
   annotate: { type: 'boolean' },
   null: { type: 'boolean', short: '0' },
+  state: { type: 'string' },
 } as const;
 
 export function intOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {

@@ -50,6 +50,10 @@ export class PairChecks {
   static connected(n: number): PairChecks {
     return new PairChecks(newForest(n), null);
   }
+  /** Connected clusters on a forest kept by the caller (the Deduplicator's, over every document it has seen). */
+  static onForest(forest: Uint32Array): PairChecks {
+    return new PairChecks(forest, null);
+  }
   /** Centre clusters over n documents: pairs must come ordered by a; kept pairs are (centre, member). */
   static centre(n: number): PairChecks {
     return new PairChecks(null, new Uint32Array(n).fill(UNASSIGNED));

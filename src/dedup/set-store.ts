@@ -157,6 +157,16 @@ export class SetStore implements SetSource {
     return { sets, starts, count };
   }
 
+  /** Document d's set (a view; memory-only stores, as the Deduplicator's). */
+  setOf(d: number): BigUint64Array {
+    const p = this.pos[d]!;
+    if (p >= this.spilledFrom) throw new Error('internal: SetStore.setOf on a set in the spill file');
+    const n = this.size[d]!;
+    if (n === 0) return new BigUint64Array(0);
+    const c = this.chunks[this.chunkAt(p)]!;
+    return c.data.subarray(p - c.start, p - c.start + n);
+  }
+
   /** Where a run of sets starting at position p must end: its memory chunk's end, or none in the file. */
   private runLimit(p: number): number {
     if (p >= this.spilledFrom || this.chunks.length === 0) return Infinity;
