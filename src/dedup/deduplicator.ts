@@ -223,19 +223,8 @@ export class Deduplicator {
         options: this.signature,
       }),
     );
-    const pad8 = (x: number) => (x + 7) & ~7;
     const headerBytes = pad8(8 + header.length);
-    const total =
-      headerBytes +
-      n * words * 8 +
-      n * 32 +
-      pad8(n) +
-      pad8(n * 4) +
-      pad8(n * 4) +
-      setWords * 8 +
-      pad8(labels.length) +
-      TRAILER;
-    const out = new Uint8Array(total);
+    const out = new Uint8Array(stateBytes(header.length, n, words, setWords, labels.length));
     const view = new DataView(out.buffer);
     view.setUint32(0, header.length, true);
     view.setUint32(4, VERSION, true);
@@ -296,17 +285,7 @@ export class Deduplicator {
     const setWords = Number(header.setWords);
     const labelBytes = Number(header.labelBytes);
     const words = d.o.bits / 64;
-    const pad8 = (x: number) => (x + 7) & ~7;
-    const expected =
-      pad8(8 + headerLength) +
-      n * words * 8 +
-      n * 32 +
-      pad8(n) +
-      pad8(n * 4) +
-      pad8(n * 4) +
-      setWords * 8 +
-      pad8(labelBytes) +
-      TRAILER;
+    const expected = stateBytes(headerLength, n, words, setWords, labelBytes);
     if (
       !Number.isInteger(n) ||
       !Number.isInteger(setWords) ||
@@ -382,6 +361,26 @@ export class Deduplicator {
     this.wordless = grow(this.wordless, (x) => new Uint8Array(x), 1);
     this.parent = grow(this.parent, (x) => new Uint32Array(x), 1);
   }
+}
+
+const pad8 = (x: number) => (x + 7) & ~7;
+
+/**
+ * The bytes of a state: header, then fingerprints, keys (4 words), wordless flags, roots and set sizes (u32), sets,
+ * labels (JSON), each section padded to 8 bytes, then the trailer.
+ */
+function stateBytes(headerLength: number, n: number, words: number, setWords: number, labelBytes: number): number {
+  return (
+    pad8(8 + headerLength) +
+    n * words * 8 +
+    n * 32 +
+    pad8(n) +
+    pad8(n * 4) +
+    pad8(n * 4) +
+    setWords * 8 +
+    pad8(labelBytes) +
+    TRAILER
+  );
 }
 
 /** The state's trailer: a 128-bit checksum of everything before it, then END (8 bytes with padding). */
