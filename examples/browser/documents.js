@@ -23,7 +23,20 @@ export function splitPasted(text, mode) {
 }
 
 /**
- * Reads text files (as UTF-8), one document per file; files that fail to read are reported, not fatal.
+ * A file's text (UTF-8): gzip-compressed files, recognised by their first two bytes as the command line does, are
+ * decompressed with the browser's own DecompressionStream.
+ * @param {File} file
+ * @returns {Promise<string>}
+ */
+async function fileText(file) {
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return file.text();
+  return new Response(file.stream().pipeThrough(new DecompressionStream('gzip'))).text();
+}
+
+/**
+ * Reads text files (as UTF-8, gzip decompressed), one document per file; files that fail to read are reported,
+ * not fatal.
  * @param {Iterable<File>} files
  * @returns {Promise<{ docs: Doc[], failed: string[] }>}
  */
@@ -32,7 +45,7 @@ export async function readFiles(files) {
   const failed = [];
   for (const file of files) {
     try {
-      docs.push({ name: file.name, text: await file.text() });
+      docs.push({ name: file.name, text: await fileText(file) });
     } catch {
       failed.push(file.name);
     }

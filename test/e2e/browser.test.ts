@@ -6,7 +6,8 @@
 // Needs /usr/bin/chromium (scripts/install-chromium.sh); runs once (in the simd project) when Chromium is there, is
 // required with SIMHASH_E2E=1 and off with SIMHASH_E2E=0 (test/e2e/gate.ts). Builds dist/ and the page first when
 // missing or older than the sources (test/e2e/build.ts).
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -213,9 +214,19 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     const files = sample.slice(4);
     // Paste four documents separated by blank lines, choose the rest as files, drop one more onto the box.
     await page.fill('#paste', pasted.map((d) => d.text).join('\n\n'));
+    // One of the files is gzip-compressed (by Debian's gzip when installed, else node:zlib): the page reads it as
+    // the command line does, by its first bytes.
+    const gz = (text: string) => {
+      const r = spawnSync('gzip', ['-c'], { input: text });
+      return r.status === 0 ? r.stdout : gzipSync(text);
+    };
     await page.setInputFiles(
       '#files',
-      files.map((d) => ({ name: d.name, mimeType: 'text/plain', buffer: Buffer.from(d.text) })),
+      files.map((d, i) =>
+        i === 0
+          ? { name: `${d.name}.gz`, mimeType: 'application/gzip', buffer: gz(d.text) }
+          : { name: d.name, mimeType: 'text/plain', buffer: Buffer.from(d.text) },
+      ),
     );
     // Files are read asynchronously: wait for them, so the dropped one comes after them in a known order.
     await page.waitForFunction((n) => window.simhashDemo.documents().length === n, pasted.length + files.length);
