@@ -165,7 +165,7 @@ async function dedupCommand(args: string[]): Promise<number> {
       throw new UsageError('--state keeps the first document of each cluster: what earlier runs kept stays kept');
     if (mode !== 'connected') throw new UsageError('--state forms connected clusters: drop --mode');
     try {
-      return await dedupWithState(v.state as string, corpus, writes, { ...hashOpts, k, verify }, report, t0);
+      return await dedupWithState(v.state as string, corpus, writes, { ...hashOpts, k, verify }, report, t0, threads);
     } finally {
       corpus.close();
       progress.done();
@@ -285,6 +285,7 @@ async function dedupWithState(
   options: DedupOptions,
   report: Reporter,
   t0: number,
+  threads: number,
 ): Promise<number> {
   const file = path.join(dir, 'state.bin');
   let bytes: Uint8Array | null = null;
@@ -302,19 +303,20 @@ async function dedupWithState(
   } catch (error) {
     throw new InputError(`--state ${file}: ${(error as Error).message}`);
   }
-  const texts: Array<string | Uint8Array> = [];
+  // The inputs stream through the threaded hasher (as dedupStream's do); only their locators stay.
   const source: number[] = [];
   const offset: number[] = [];
   const length: number[] = [];
-  for await (const doc of corpus.documents()) {
-    texts.push(doc.text);
-    source.push(doc.source ?? 0);
-    offset.push(doc.offset ?? texts.length - 1);
-    length.push(doc.length ?? doc.text.length);
+  async function* texts(): AsyncGenerator<string | Uint8Array> {
+    for await (const doc of corpus.documents()) {
+      source.push(doc.source ?? 0);
+      offset.push(doc.offset ?? source.length - 1);
+      length.push(doc.length ?? doc.text.length);
+      yield doc.text;
+    }
   }
-  if (texts.length === 0) throw noDocuments(report);
-  const labels = texts.map((_, i) => corpus.nameJson(i));
-  const batch = d.add(texts, labels);
+  const batch = await d.addStream(texts(), { threads, label: (i) => corpus.nameJson(i) });
+  if (batch.duplicateOf.length === 0) throw noDocuments(report);
   const first = batch.first;
   const names = {
     json: (g: number) => (g < first ? d.labelOf(g) : corpus.nameJson(g - first)),
@@ -326,7 +328,7 @@ async function dedupWithState(
     },
   };
   const r = {
-    count: texts.length,
+    count: source.length,
     clusterOf: batch.clusterOf,
     duplicateOf: batch.duplicateOf,
     locators: {

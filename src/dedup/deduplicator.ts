@@ -16,7 +16,8 @@ import { type DedupOptions, checkDedupOptions, type CheckedDedupOptions, feature
 import { forestJoin, forestRoot } from './forest.js';
 import { PairChecks, pairFlags } from './pair-checks.js';
 import { SetStore, STORE_WINDOW_BYTES } from './set-store.js';
-import { hashTexts } from './stream-tasks.js';
+import { type HashResult, hashTexts } from './stream-tasks.js';
+import { type StreamOptions, hashBatches } from './stream-hash.js';
 import { contentHashes } from './exact-copies.js';
 
 export interface DeduplicatorBatch {
@@ -119,27 +120,79 @@ export class Deduplicator {
       if (typeof t !== 'string' && !(t instanceof Uint8Array))
         throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
     }
-    const { bits, k, verify } = this.o;
-    const words = bits / 64;
+    const { bits, verify } = this.o;
     const first = this.n;
-    const m = texts.length;
     const hashed = hashTexts(texts, { ...this.o.hashOptions, bits }, true, verify ? verify.width : 0);
     // Everything that can fail has run: the state changes from here on.
+    this.appendHashed(hashed, labels);
+    return this.settle(first);
+  }
+
+  /**
+   * add() for a stream of texts of any length, fingerprinted in batches on `threads` worker threads (Node) as
+   * dedupStream does; the texts are not kept. `label(i)` names the stream's i-th text (saved with the state), asked
+   * once its batch is hashed.
+   */
+  async addStream(
+    texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+    options: StreamOptions & { label?: (i: number) => string } = {},
+  ): Promise<DeduplicatorBatch> {
+    const { label, ...stream } = options;
+    if (label !== undefined && typeof label !== 'function')
+      throw new TypeError(`options.label must be a function, got ${show(label)}`);
+    const first = this.n;
+    const { verify, bits } = this.o;
+    try {
+      for await (const hashed of hashBatches(
+        texts,
+        { ...this.o.hashOptions, bits, ...stream },
+        true,
+        verify ? verify.width : 0,
+      )) {
+        const labels = label ? Array.from(hashed.featureCounts, (_, q) => label(hashed.first + q)) : undefined;
+        this.appendHashed(hashed, labels);
+      }
+    } catch (error) {
+      this.truncate(first);
+      throw error;
+    }
+    return this.settle(first);
+  }
+
+  /**
+   * Stores a hashed batch (hashTexts' or hashBatches' result, with copy keys and, under verification, sets) without
+   * deciding anything yet.
+   */
+  private appendHashed(hashed: HashResult, labels?: readonly string[]): void {
+    const words = this.o.bits / 64;
+    const first = this.n;
+    const m = hashed.featureCounts.length;
+    if (!hashed.copyKeys || (this.o.verify && !hashed.sets))
+      throw new Error('internal: a batch without its keys or sets');
     this.reserve(first + m);
     this.fps.set(hashed.fingerprints.subarray(0, m * words), first * words);
-    this.keys.set(hashed.copyKeys!.subarray(0, m * 4), first * 4);
+    this.keys.set(hashed.copyKeys.subarray(0, m * 4), first * 4);
     const docs = new Uint32Array(m);
+    const sets = hashed.sets;
     for (let q = 0; q < m; q++) {
       const d = first + q;
       docs[q] = d;
       this.parent[d] = d;
-      const sets = hashed.sets;
       this.wordless[d] =
         hashed.featureCounts[q] === 0 || (sets !== undefined && sets.starts[q] === sets.starts[q + 1]) ? 1 : 0;
+      this.labels[d] = labels?.[q] ?? '';
     }
-    if (hashed.sets) this.store.append(docs, hashed.sets);
+    if (sets && this.o.verify) this.store.append(docs, sets);
     this.n = first + m;
-    for (let q = 0; q < m; q++) this.labels[first + q] = labels?.[q] ?? '';
+  }
+
+  /**
+   * Decides the documents from `first` on (appended since the last decision): exact copies, the join, verification.
+   */
+  private settle(first: number): DeduplicatorBatch {
+    const { bits, k, verify } = this.o;
+    const words = bits / 64;
+    const m = this.n - first;
     // Exact copies (by their 128-bit content hash) and texts without words (by their trimmed text) join the first
     // document with the same key, as dedup() groups them.
     for (let d = first; d < this.n; d++) {
@@ -335,6 +388,15 @@ export class Deduplicator {
       }
     }
     return d;
+  }
+
+  /**
+   * Forgets the documents from `first` on (a stream that failed half-way): none of them was decided yet, so nothing
+   * refers to them but their sets, which the next batch's overwrite (the store maps each document to its set).
+   */
+  private truncate(first: number): void {
+    this.n = first;
+    this.labels.length = first;
   }
 
   private joinFirst(map: Map<string, number>, key: string, d: number): void {

@@ -109,6 +109,10 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --state', () => {
     expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
     const file = path.join(state, 'state.bin');
     const before = fs.readFileSync(file);
+    // How long the second run takes whole, so that the kills fall inside it.
+    const started = Date.now();
+    expect(runCli(['dedup', '--jsonl', b, '--state', state]).code).toBe(0);
+    const duration = Date.now() - started;
     const next = rng(3);
     const outcomes = new Set<number>();
     for (let round = 0; round < 6; round++) {
@@ -128,7 +132,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --state', () => {
         { cwd: root, stdio: 'ignore' },
       );
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(next() * 2500)));
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(next() * duration)));
       child.kill('SIGKILL');
       await exited;
       const loaded = Deduplicator.load(fs.readFileSync(file));

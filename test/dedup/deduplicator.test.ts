@@ -127,6 +127,26 @@ describe('Deduplicator', () => {
     expect(again.add(['something entirely new and different from all of it']).duplicateOf[0]).toBe(-1);
   });
 
+  it('addStream on two worker threads decides as add(); a stream that fails half-way changes nothing', async () => {
+    const docs = corpus(14, 120);
+    const half = docs.length >> 1;
+    const a = new Deduplicator();
+    a.add(docs.slice(0, half));
+    const want = a.add(docs.slice(half));
+    const b = new Deduplicator();
+    await b.addStream(docs.slice(0, half), { threads: 2, batchBytes: 2000, label: (i) => `doc ${i}` });
+    async function* failing(): AsyncGenerator<string> {
+      yield docs[half]!;
+      throw new Error('the source broke');
+    }
+    await expect(b.addStream(failing(), { batchBytes: 1 })).rejects.toThrow('the source broke');
+    expect(b.count).toBe(half);
+    const got = await b.addStream(docs.slice(half), { threads: 2, batchBytes: 2000 });
+    expect(Array.from(got.duplicateOf)).toEqual(Array.from(want.duplicateOf));
+    expect(b.labelOf(3)).toBe('doc 3');
+    expect(Deduplicator.load(b.save()).labelOf(half)).toBe('');
+  });
+
   it('refuses options it cannot honour, and bad batches, before changing anything', () => {
     expect(() => new Deduplicator({ keep: 'longest' })).toThrow(/keeps the first document/);
     expect(() => new Deduplicator({ mode: 'centre' })).toThrow(/connected clusters/);
