@@ -38,12 +38,22 @@ import {
   type Values,
 } from './usage.js';
 
-// The sample sits in the repository's data/ folder (not in the published package): one level above dist/cli.mjs,
-// two above src/cli/cli.ts when run from source.
+// The sample ships in the package as dist/sample/licenses.jsonl.gz (scripts/pack-sample.mjs, beside dist/cli.mjs);
+// run from the sources (tsx), it is the repository's data/sample/licenses.jsonl.
 function bundledSample(): string {
-  const from = (up: string) => fileURLToPath(new URL(`${up}data/sample/licenses.jsonl`, import.meta.url));
-  const bundled = from('../');
-  return fs.existsSync(bundled) ? bundled : from('../../');
+  const packed = fileURLToPath(new URL('./sample/licenses.jsonl.gz', import.meta.url));
+  return fs.existsSync(packed) ? packed : fileURLToPath(new URL('../../data/sample/licenses.jsonl', import.meta.url));
+}
+
+/** The package's version, from its package.json (one level above dist/cli.mjs, two above src/cli/cli.ts). */
+function packageVersion(): string {
+  for (const up of ['../package.json', '../../package.json']) {
+    const file = fileURLToPath(new URL(up, import.meta.url));
+    if (!fs.existsSync(file)) continue;
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === NAME && typeof pkg.version === 'string') return pkg.version;
+  }
+  throw new Error('the package.json of simhash-wasm is missing');
 }
 
 function cores(): number {
@@ -79,8 +89,8 @@ async function hashCommand(args: string[]): Promise<number> {
   const o = readOptions(v);
   const hashOpts = hashOptions(v);
   const threads = threadsOption(v, cores());
-  const report = new Reporter(o.strict);
-  const progress = new Progress();
+  const report = new Reporter(o.strict, v.quiet === true);
+  const progress = new Progress(v.quiet === true);
   await init();
   const corpus = new Corpus(positionals, o, report, progress, false);
   const out = new Output();
@@ -153,8 +163,8 @@ async function dedupCommand(args: string[]): Promise<number> {
     inputs = [bundledSample()];
     if (!fs.existsSync(inputs[0]!)) throw new InputError(`the bundled sample is missing: ${inputs[0]}`);
   }
-  const report = new Reporter(o.strict);
-  const progress = new Progress();
+  const report = new Reporter(o.strict, v.quiet === true);
+  const progress = new Progress(v.quiet === true);
   await init();
   const corpus = new Corpus(inputs, o, report, progress, true);
   checkCorpusTargets(writes, corpus);
@@ -195,19 +205,18 @@ async function dedupCommand(args: string[]): Promise<number> {
       const toStderr = writes.output === '-' || writes.removed === '-';
       if (summary)
         await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report }, toStderr);
-      process.stderr.write(
+      report.tell(
         `kept ${kept} of ${result.count} documents` +
           (writes.output !== undefined ? ` (${writes.output === '-' ? 'standard output' : writes.output})` : '') +
           `, removed ${removed}` +
-          (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : '') +
-          '\n',
+          (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : ''),
       );
       return 0;
     }
     if (summary) await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report });
     else if (v.pairs) await printPairs(corpus, result, format);
     else await printClusters(corpus, result, format, v.all === true);
-    if (process.stderr.isTTY) {
+    if (process.stderr.isTTY && !report.isQuiet) {
       process.stderr.write(
         `${result.count} documents, ${result.pairs.a.length} pairs, ${result.clusterCount} clusters (${timing})\n`,
       );
@@ -232,8 +241,8 @@ async function dedupOnClickHouse(
   const format = choice(v.format as string | undefined, 'format', ['jsonl', 'csv'] as const, 'jsonl');
   const mode = choice(v.mode as string | undefined, 'mode', ['connected', 'centre'] as ClusterMode[], 'connected');
   const hashOpts = hashOptions(v);
-  const report = new Reporter(v.strict === true);
-  const progress = new Progress();
+  const report = new Reporter(v.strict === true, v.quiet === true);
+  const progress = new Progress(v.quiet === true);
   await init();
   const corpus = new Corpus(positionals, readOptions(v), report, progress, false);
   const words = hashOpts.bits / 64;
@@ -264,7 +273,7 @@ async function dedupOnClickHouse(
   const result = { count: n, pairs: joined.pairs, clusterOf: c.clusterOf };
   if (v.pairs) await printPairs(corpus, result, format);
   else await printClusters(corpus, result, format, v.all === true);
-  if (process.stderr.isTTY) {
+  if (process.stderr.isTTY && !report.isQuiet) {
     const t = joined.timings;
     process.stderr.write(
       `${n} documents, ${joined.pairs.a.length} pairs on ClickHouse (insert ${ms(t.insert)}, join ${ms(t.join)})\n`,
@@ -357,8 +366,8 @@ async function dedupWithState(
   } finally {
     state.abort();
   }
-  process.stderr.write(
-    `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}; the state holds ${d.count} documents (${ms(performance.now() - t0)})\n`,
+  report.tell(
+    `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}; the state holds ${d.count} documents (${ms(performance.now() - t0)})`,
   );
   return 0;
 }
@@ -569,6 +578,10 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    if (command === '--version' || command === '-V') {
+      await write(`${packageVersion()}\n`);
+      return 0;
+    }
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       const topic = command === 'help' ? rest[0] : undefined;
       if (topic !== undefined && !(topic in HELP && topic !== 'main'))

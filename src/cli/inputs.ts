@@ -202,7 +202,10 @@ export class Corpus {
     for (let s = 0; s < this.sources.length; s++) {
       const src = this.sources[s]!;
       if (src.size !== undefined && src.size > MAX_DOCUMENT_BYTES && this.wholeFiles) {
-        this.report.bad(`${this.shown(s)}: ${src.size} bytes, more than the ${LIMIT_TEXT} limit of one document`);
+        this.report.bad(
+          `${this.shown(s)}: ${src.size} bytes, more than the ${LIMIT_TEXT} limit of one document`,
+          'over the size limit',
+        );
         continue;
       }
       try {
@@ -210,11 +213,12 @@ export class Corpus {
       } catch (error) {
         // Only the file system's errors (with a code) make an input unreadable; anything else is a bug or --strict.
         if (error instanceof InputError || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
-        this.report.bad(`${this.shown(s)}: cannot read (${errorCode(error)})`);
+        this.report.bad(`${this.shown(s)}: cannot read (${errorCode(error)})`, 'unreadable');
       }
     }
     if (this.repeats > REPEATS_SHOWN)
-      this.report.warn(`${this.repeats - REPEATS_SHOWN} more repeated ids (${this.repeats} in all)`);
+      this.report.tell(`warning: ${this.repeats - REPEATS_SHOWN} more repeated ids (${this.repeats} in all)`);
+    this.report.summary();
   }
 
   /**
@@ -440,13 +444,16 @@ export class Corpus {
   private looksBinary(head: Buffer[], s: number): boolean {
     const first = Buffer.concat(head).subarray(0, SNIFF);
     if (!first.includes(0)) return false;
-    this.report.warn(`${this.shown(s)}: looks binary (a NUL byte in its first 8 KB), not read (use --binary)`);
+    this.report.warn(
+      `${this.shown(s)}: looks binary (a NUL byte in its first 8 KB), not read (use --binary)`,
+      'binary files',
+    );
     return true;
   }
 
   private account(chunk: Buffer, spooled: boolean): Buffer {
     this.bytesRead += chunk.length;
-    this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead));
+    this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead), 'bytes');
     if (spooled) {
       const spool = this.spool!;
       let at = 0;
@@ -489,7 +496,7 @@ export class Corpus {
       for await (const chunk of this.chunks(s, skipped)) {
         size += chunk.length;
         if (size > MAX_DOCUMENT_BYTES) {
-          this.report.bad(`${this.shown(s)}: more than the ${LIMIT_TEXT} limit of one document`);
+          this.report.bad(`${this.shown(s)}: more than the ${LIMIT_TEXT} limit of one document`, 'over the size limit');
           return;
         }
         parts.push(chunk);
@@ -524,6 +531,7 @@ export class Corpus {
     const tooLong = (): void => {
       this.report.bad(
         `${this.shown(s)}:${lineNo}: a line longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
+        'over the size limit',
       );
     };
     for await (const chunk of this.chunks(s, { binary: false })) {
@@ -615,7 +623,10 @@ export class Corpus {
     }
     if (carryBytes > 0) {
       if (inQuotes) {
-        this.report.bad(`${this.shown(s)}:${rowLine}: a quoted field is not closed before the end of the input`);
+        this.report.bad(
+          `${this.shown(s)}:${rowLine}: a quoted field is not closed before the end of the input`,
+          'invalid rows',
+        );
         return;
       }
       const doc = emit(carry.length === 1 ? carry[0]! : Buffer.concat(carry), rowStart);
@@ -630,6 +641,7 @@ export class Corpus {
     if (!t.columns.includes(this.o.field)) {
       this.report.bad(
         `${this.shown(s)}: no column ${JSON.stringify(this.o.field)} in the table (${t.columns.map((c) => JSON.stringify(c)).join(', ')}): not read (--field names the text column)`,
+        'inputs without the text column',
       );
       return;
     }
@@ -650,17 +662,19 @@ export class Corpus {
         this.bytesRead += text.length;
         yield { text, source: s, offset: row, length: text.length };
       }
-      this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead));
+      this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead), 'bytes');
     }
     if (notText > 0)
       this.report.warn(
         `${this.shown(s)}: ${notText} rows without a string in column ${JSON.stringify(this.o.field)} skipped`,
+        'tables with rows without a text',
       );
   }
 
   private rowTooLong(s: number, line: number): void {
     this.report.bad(
       `${this.shown(s)}:${line}: a row longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
+      'over the size limit',
     );
   }
 
@@ -671,6 +685,7 @@ export class Corpus {
     if (text < 0) {
       this.report.bad(
         `${this.shown(s)}: no column ${JSON.stringify(this.o.field)} in its header row (${names.map((n) => JSON.stringify(n)).join(', ')}): not read (--field names the text column)`,
+        'inputs without the text column',
       );
       return false;
     }
@@ -685,7 +700,10 @@ export class Corpus {
     const { text, id } = this.columns[s]!;
     if (text >= fields.length) {
       if (line !== undefined)
-        this.report.bad(`${this.shown(s)}:${line}: ${fields.length} fields, no column ${JSON.stringify(this.o.field)}`);
+        this.report.bad(
+          `${this.shown(s)}:${line}: ${fields.length} fields, no column ${JSON.stringify(this.o.field)}`,
+          'invalid rows',
+        );
       return undefined;
     }
     if (line === undefined) return fields[text]!;
@@ -701,11 +719,11 @@ export class Corpus {
     try {
       value = JSON.parse(line.toString('utf8'));
     } catch (error) {
-      this.report.bad(`${where}: invalid JSON (${(error as Error).message})`);
+      this.report.bad(`${where}: invalid JSON (${(error as Error).message})`, 'invalid JSON lines');
       return undefined;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      this.report.bad(`${where}: not a JSON object`);
+      this.report.bad(`${where}: not a JSON object`, 'invalid JSON lines');
       return undefined;
     }
     const record = value as Record<string, unknown>;
@@ -713,6 +731,7 @@ export class Corpus {
     if (typeof text !== 'string') {
       this.report.bad(
         `${where}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
+        'records without the text field',
       );
       return undefined;
     }
@@ -728,6 +747,7 @@ export class Corpus {
     const first = this.firstWithId.get(json);
     if (first === undefined) this.firstWithId.set(json, i);
     else if (++this.repeats <= REPEATS_SHOWN)
-      this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`);
+      this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`, 'repeated ids');
+    else this.report.count('repeated ids');
   }
 }

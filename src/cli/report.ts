@@ -1,6 +1,9 @@
 // What the command line says about its inputs on stderr. A bad input (unreadable file, invalid JSON line, a
 // document over the size limit) is skipped and counted, or with --strict stops the run (InputError, exit 1); a
-// warning (a FIFO in a directory, a binary file, a symbolic link not followed, a repeated id) never stops it.
+// warning (a FIFO in a directory, a binary file, a symbolic link not followed, a repeated id) never stops it; a note
+// (a file reached by two paths) changes nothing asked for. Each message is counted under its reason, and once the
+// inputs are read, `summary()` says how many of each there were. --quiet keeps all of them off stderr: only errors
+// that stop the run are printed.
 import { NAME } from './usage.js';
 
 export class InputError extends Error {}
@@ -8,15 +11,56 @@ export class InputError extends Error {}
 export class Reporter {
   skipped = 0;
   warnings = 0;
-  constructor(private readonly strict: boolean) {}
+  notes = 0;
+  /** Messages by reason, in the order the reasons first came. */
+  private readonly reasons = new Map<string, number>();
+
+  constructor(
+    private readonly strict: boolean,
+    private readonly quiet = false,
+  ) {}
+
   /** A bad input: fatal under --strict, else reported and skipped. */
-  bad(message: string): void {
+  bad(message: string, reason = 'unusable inputs'): void {
     if (this.strict) throw new InputError(message);
     this.skipped++;
-    process.stderr.write(`${NAME}: skipped ${message}\n`);
+    this.say(`skipped ${message}`, reason);
   }
-  warn(message: string): void {
+
+  warn(message: string, reason = 'other warnings'): void {
     this.warnings++;
-    process.stderr.write(`${NAME}: warning: ${message}\n`);
+    this.say(`warning: ${message}`, reason);
+  }
+
+  /** Something the user may want to know that changes nothing they asked for (a file reached by two paths). */
+  note(message: string, reason = 'notes'): void {
+    this.notes++;
+    this.say(`note: ${message}`, reason);
+  }
+
+  /** Counts more of a reason without a message each (a repeat past the ones shown). */
+  count(reason: string, n = 1): void {
+    this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + n);
+  }
+
+  /** A message not counted under any reason (unless quiet). */
+  tell(message: string): void {
+    if (!this.quiet) process.stderr.write(`${NAME}: ${message}\n`);
+  }
+
+  get isQuiet(): boolean {
+    return this.quiet;
+  }
+
+  /** Says, in one line, how many messages of each reason there were (nothing when there were none, or quiet). */
+  summary(): void {
+    if (this.quiet || this.reasons.size === 0) return;
+    const parts = [...this.reasons].map(([reason, n]) => `${n} ${reason}`);
+    process.stderr.write(`${NAME}: not read or noted: ${parts.join('; ')}\n`);
+  }
+
+  private say(message: string, reason: string): void {
+    this.count(reason);
+    if (!this.quiet) process.stderr.write(`${NAME}: ${message}\n`);
   }
 }

@@ -2,7 +2,8 @@
 // input, as a list of sources. In a directory only regular files are read: FIFOs, sockets and devices are skipped
 // with a warning (opening a FIFO would wait forever for a writer), and symbolic links to directories are not
 // followed unless --follow-symlinks, which then reads each directory once (by device and inode), so a link to a
-// parent cannot loop. Named on the command line, a FIFO or a character device is read as a stream (like stdin).
+// parent cannot loop. Named on the command line, a FIFO or a character device is read as a stream (like stdin). A
+// file is read once however many paths lead to it (by device and inode, as fclones and jdupes count files).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Reporter } from './report.js';
@@ -36,10 +37,26 @@ function kindOf(stat: fs.Stats): string {
 export function listSources(inputs: readonly string[], o: ListOptions, report: Reporter): Source[] {
   const out: Source[] = [];
   const visited = new Set<string>(); // directories read, as "device:inode"
+  // Files read, as "device:inode": a file reached by two paths (a symbolic or hard link, a repeated argument) is one
+  // document, read once, under the first path met.
+  const files = new Map<string, string>();
+  const addFile = (name: string, stat: fs.Stats): void => {
+    const key = `${stat.dev}:${stat.ino}`;
+    const first = files.get(key);
+    if (first !== undefined) {
+      report.note(`${name}: the same file as ${first}, read once`, 'files reached by a second path');
+      return;
+    }
+    files.set(key, name);
+    out.push({ name, seekable: true, size: stat.size });
+  };
   const walk = (dir: string, stat: fs.Stats): void => {
     const key = `${stat.dev}:${stat.ino}`;
     if (visited.has(key)) {
-      report.warn(`${dir}: directory already read (a symbolic link loops back to it, or links to it twice)`);
+      report.warn(
+        `${dir}: directory already read (a symbolic link loops back to it, or links to it twice)`,
+        'directories met twice',
+      );
       return;
     }
     visited.add(key);
@@ -47,7 +64,7 @@ export function listSources(inputs: readonly string[], o: ListOptions, report: R
     try {
       entries = fs.readdirSync(dir).sort();
     } catch (error) {
-      report.bad(`${dir}: cannot read directory (${errorCode(error)})`);
+      report.bad(`${dir}: cannot read directory (${errorCode(error)})`, 'unreadable');
       return;
     }
     for (const name of entries) {
@@ -58,18 +75,21 @@ export function listSources(inputs: readonly string[], o: ListOptions, report: R
         if (st.isSymbolicLink()) {
           const target = fs.statSync(full);
           if (target.isDirectory() && !o.followSymlinks) {
-            report.warn(`${full}: symbolic link to a directory, not followed (use --follow-symlinks)`);
+            report.warn(
+              `${full}: symbolic link to a directory, not followed (use --follow-symlinks)`,
+              'links to directories not followed',
+            );
             continue;
           }
           st = target;
         }
       } catch (error) {
-        report.bad(`${full}: cannot read (${errorCode(error)})`);
+        report.bad(`${full}: cannot read (${errorCode(error)})`, 'unreadable');
         continue;
       }
       if (st.isDirectory()) walk(full, st);
-      else if (st.isFile()) out.push({ name: full, seekable: true, size: st.size });
-      else report.warn(`${full}: ${kindOf(st)}, not read`);
+      else if (st.isFile()) addFile(full, st);
+      else report.warn(`${full}: ${kindOf(st)}, not read`, 'FIFOs, sockets and devices');
     }
   };
   for (const input of inputs) {
@@ -81,13 +101,13 @@ export function listSources(inputs: readonly string[], o: ListOptions, report: R
     try {
       stat = fs.statSync(input);
     } catch (error) {
-      report.bad(`${input}: cannot read (${errorCode(error)})`);
+      report.bad(`${input}: cannot read (${errorCode(error)})`, 'unreadable');
       continue;
     }
     if (stat.isDirectory()) walk(input, stat);
-    else if (stat.isFile()) out.push({ name: input, seekable: true, size: stat.size });
+    else if (stat.isFile()) addFile(input, stat);
     else if (stat.isFIFO() || stat.isCharacterDevice()) out.push({ name: input, seekable: false, size: undefined });
-    else report.warn(`${input}: ${kindOf(stat)}, not read`);
+    else report.warn(`${input}: ${kindOf(stat)}, not read`, 'FIFOs, sockets and devices');
   }
   return out;
 }

@@ -22,6 +22,8 @@ const INPUT_HELP = `Inputs:
   --id-field NAME      the JSON field or column naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
+  -q, --quiet          print no warnings, skipped inputs or notes on stderr, only errors that stop the run
+                       (otherwise a closing line counts them by reason)
   --threads N          worker threads that fingerprint (default: the machine's cores)
 Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
 
@@ -41,7 +43,7 @@ Commands:
   hash     print one fingerprint per document
   sql      print the SQL of the near-duplicate join for a database cluster (ClickHouse)
 
-Run "${NAME} <command> --help" for a command's options.
+Run "${NAME} <command> --help" for a command's options, "${NAME} --version" for the version.
 Exit codes: 0 success, 1 error, 2 usage.`,
   dedup: `Usage: ${NAME} dedup [options] [inputs]
 
@@ -62,7 +64,8 @@ Dedup:
   --all-pairs          with --pairs: every verified pair (at most 10^7)
   --all                also print documents without near-duplicates (clusters of one)
   --summary            print a readable summary (counts, largest clusters, time) instead
-  --sample             run on the bundled sample (${'data/sample/licenses.jsonl'}) and print a summary
+  --sample             run on the bundled sample (2,662 license and copyright texts, shipped in the package)
+                       and print a summary
   --clickhouse URLS    join on a ClickHouse cluster (one HTTP URL per shard, comma-separated, as
                        scripts/clickhouse-cluster.sh urls prints them; needs @clickhouse/client and
                        --no-verify --k K); fingerprints are computed here
@@ -118,6 +121,7 @@ as simhash-wasm/clickhouse.
 
 export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
+  quiet: { type: 'boolean', short: 'q' },
   jsonl: { type: 'boolean' },
   csv: { type: 'boolean' },
   tsv: { type: 'boolean' },

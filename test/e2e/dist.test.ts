@@ -259,4 +259,14 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     const hashed = await run(bin, ['hash', 'doc.txt'], { cwd: consumer });
     expect(hashed.stdout.split('\t')[0]).toBe(expectedFingerprints()[0]![2]);
   });
+
+  it('the installed binary prints its version and runs on the sample shipped in the package', async () => {
+    const bin = path.join(consumer, 'node_modules/.bin/simhash-wasm');
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    expect((await run(bin, ['--version'], { cwd: consumer })).stdout).toBe(`${version}\n`);
+    expect(packedFiles).toContain('dist/sample/licenses.jsonl.gz');
+    const sample = await run(bin, ['dedup', '--sample'], { cwd: consumer });
+    expect(sample.stdout).toMatch(/^2662 documents \(3\.2 MB\) from .*node_modules\/simhash-wasm\/dist\/sample\/licenses\.jsonl\.gz/);
+    expect(sample.stdout).toMatch(/clusters of 2 or more/);
+  });
 });

@@ -1,0 +1,69 @@
+// The CLI's manners on first contact: --version, one document per file however many paths lead to it, --quiet and
+// the closing count of what was not read, the progress line's rate.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateText } from '../../src/cli/progress.js';
+import { root, runCli } from './run.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-first-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
+  it('--version and -V print the package version', () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const r = runCli([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
+
+  it('a symbolic link, a hard link and a repeated argument are one document each, with a note', () => {
+    const folder = path.join(dir, 'links');
+    fs.mkdirSync(folder);
+    const text = 'the full text of a licence that several names point at, long enough for some shingles';
+    fs.writeFileSync(path.join(folder, 'GPL-3'), text);
+    fs.symlinkSync('GPL-3', path.join(folder, 'GPL'));
+    fs.linkSync(path.join(folder, 'GPL-3'), path.join(folder, 'hard'));
+    fs.writeFileSync(path.join(folder, 'other'), 'a different text with nothing in common with the licence at all');
+    const r = runCli(['dedup', folder, path.join(folder, 'other'), '--all']);
+    expect(r.code, r.stderr).toBe(0);
+    // Three paths to one file: one document (the first path met, in name order), and no cluster of it with itself.
+    const clusters = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(clusters.map((c) => c.members)).toEqual([[path.join(folder, 'GPL')], [path.join(folder, 'other')]]);
+    expect(r.stderr).toMatch(/GPL-3: the same file as .*GPL, read once/);
+    expect(r.stderr).toMatch(/hard: the same file as .*GPL, read once/);
+    expect(r.stderr).toMatch(/other: the same file as .*other, read once/);
+    expect(r.stderr).toMatch(/not read or noted: 3 files reached by a second path/);
+  });
+
+  it('--quiet prints nothing on stderr for a folder full of skipped files; without it, one closing count', () => {
+    const folder = path.join(dir, 'binary');
+    fs.mkdirSync(folder);
+    for (let i = 0; i < 30; i++) fs.writeFileSync(path.join(folder, `b${i}`), Buffer.from([0, 1, 2, 3]));
+    fs.writeFileSync(path.join(folder, 'text'), 'one readable text among binary files, with a few words in it');
+    const loud = runCli(['dedup', folder]);
+    expect(loud.code).toBe(0);
+    expect(loud.stderr.split('\n').filter((l) => l.includes('looks binary'))).toHaveLength(30);
+    expect(loud.stderr).toMatch(/not read or noted: 30 binary files\n/);
+    const quiet = runCli(['dedup', folder, '--quiet']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(quiet.stdout).toBe(loud.stdout);
+    // Errors that stop the run still show.
+    const failed = runCli(['dedup', path.join(dir, 'no-such-file'), '-q']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/no documents were read/);
+  });
+
+  it('the progress line gives MB, the rate and the time left', () => {
+    expect(rateText(12.3e6, 119.8e6, 0.1)).toBe('12.3 / 119.8 MB');
+    expect(rateText(50e6, 150e6, 2)).toBe('50.0 / 150.0 MB, 25.0 MB/s, 4 s left');
+    expect(rateText(1e6, 1e9, 1)).toBe('1.0 / 1000.0 MB, 1.0 MB/s, 17 min left');
+  });
+});
