@@ -87,7 +87,7 @@ async function hashCommand(args: string[]): Promise<number> {
   }
   const format = choice(v.format, 'format', ['text', 'jsonl', 'tsv'] as const, 'text');
   const o = readOptions(v);
-  const hashOpts = hashOptions(v);
+  const hashOpts = hashOptions(v, 'hash');
   const threads = threadsOption(v, cores());
   const report = new Reporter(o.strict, v.quiet === true);
   const progress = new Progress(v.quiet === true);

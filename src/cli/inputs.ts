@@ -88,6 +88,21 @@ function isBlank(line: Uint8Array): boolean {
 const SKIP_SOURCE = Symbol('skip the source');
 
 /**
+ * A JSON record's field by name, or by a dotted path into nested objects ("meta.body") when no field has that
+ * name itself.
+ */
+export function fieldAt(record: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(record, name) || !name.includes('.')) return record[name];
+  let value: unknown = record;
+  for (const key of name.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key))
+      return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/**
  * The fields of one CSV row (delimiter ","; RFC 4180: a field in double quotes may hold the delimiter, newlines and
  * doubled quotes) or TSV row ("\t", no quoting), decoded as UTF-8. A carriage return ending the row is dropped.
  */
@@ -392,7 +407,9 @@ export class Corpus {
   private jsonText(line: string): unknown {
     try {
       const value = JSON.parse(line) as unknown;
-      return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[this.o.field] : undefined;
+      return value !== null && typeof value === 'object'
+        ? fieldAt(value as Record<string, unknown>, this.o.field)
+        : undefined;
     } catch {
       return undefined;
     }
@@ -727,7 +744,7 @@ export class Corpus {
       return undefined;
     }
     const record = value as Record<string, unknown>;
-    const text = record[this.o.field];
+    const text = fieldAt(record, this.o.field);
     if (typeof text !== 'string') {
       this.report.bad(
         `${where}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
@@ -736,7 +753,7 @@ export class Corpus {
       return undefined;
     }
     const i = this.add(s, no);
-    const id = record[this.o.idField];
+    const id = fieldAt(record, this.o.idField);
     if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
       this.noteId(i, JSON.stringify(id), where);
     return text;

@@ -18,7 +18,8 @@ const INPUT_HELP = `Inputs:
   --jsonl              inputs are JSON Lines: one document per line
   --csv, --tsv         inputs are CSV (RFC 4180: quoted fields may hold commas, quotes and newlines) or
                        TSV (no quoting) with a header row: one document per row
-  --field NAME         the JSON field or column holding the text (default "text")
+  --field NAME         the JSON field or column holding the text (default "text"; a dotted path such as
+                       meta.body reaches into nested JSON objects)
   --id-field NAME      the JSON field or column naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
@@ -28,7 +29,7 @@ const INPUT_HELP = `Inputs:
 Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
 
 Fingerprints:
-  --bits 64|128        fingerprint width (default 64)
+  --bits 64|128        fingerprint width (default 64; hash also takes 32)
   --tokenizer NAME     whitespace, words, shingles (default), ngrams or segmenter
   --width N            words per shingle (default 3) or characters per n-gram (default 4)
   --preset NAME        default (this library's spec, now simhash-wasm/2), simhash-wasm/1 (the spec before
@@ -182,9 +183,18 @@ export function choice<T extends string>(
 
 export type Values = { [key: string]: string | boolean | undefined };
 
-export function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 } {
-  const bits = choice(v.bits as string | undefined, 'bits', ['64', '128'], '64') === '128' ? 128 : 64;
-  const o: SimHashOptions & { bits: 64 | 128 } = { bits };
+/** The fingerprint options of `hash` (32, 64 or 128 bits, as simhash() takes). */
+export function hashOptions(v: Values, widths: 'hash'): SimHashOptions & { bits: 32 | 64 | 128 };
+/** The fingerprint options of `dedup` (64 or 128 bits, as dedup() takes). */
+export function hashOptions(v: Values): SimHashOptions & { bits: 64 | 128 };
+export function hashOptions(v: Values, widths?: 'hash'): SimHashOptions & { bits: 32 | 64 | 128 } {
+  if (v.bits === '32' && widths !== 'hash')
+    throw new UsageError(
+      "--bits 32: dedup joins 64- or 128-bit fingerprints, as the library's dedup() does (hash takes 32)",
+    );
+  const allowed = widths === 'hash' ? ['32', '64', '128'] : ['64', '128'];
+  const bits = Number(choice(v.bits as string | undefined, 'bits', allowed, '64')) as 32 | 64 | 128;
+  const o: SimHashOptions & { bits: 32 | 64 | 128 } = { bits };
   if (v.tokenizer !== undefined)
     o.tokenizer = choice(
       v.tokenizer as string,

@@ -213,6 +213,11 @@ export interface DedupOptions extends SimHashOptions {
    * input order), 'longest' or 'shortest' text (string length, or bytes of a Uint8Array text); ties go to the first.
    */
   keep?: KeepRule;
+  /**
+   * The Jaccard threshold of verification, as the command line's --threshold: the same as `verify: { threshold }`
+   * (giving both with different values is a RangeError, and so is a threshold with `verify: false`).
+   */
+  threshold?: number;
 }
 
 export interface DedupTimings {
@@ -289,6 +294,17 @@ export interface CheckedDedupOptions {
   hashOptions: SimHashOptions;
 }
 
+/** verify's options with the top-level `threshold` folded in (the same option under the command line's name). */
+function withThreshold(verify: VerifyOptions, threshold: unknown): VerifyOptions {
+  if (threshold === undefined) return verify;
+  if (verify === null || typeof verify !== 'object') return verify; // checkVerifyOptions says what is wrong
+  if (verify.threshold !== undefined && verify.threshold !== threshold)
+    throw new RangeError(
+      `threshold ${show(threshold)} and verify.threshold ${show(verify.threshold)} disagree: give one of them`,
+    );
+  return { ...verify, threshold: threshold as number };
+}
+
 export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
   const {
     k: kOption,
@@ -297,10 +313,13 @@ export function checkDedupOptions(options: DedupOptions): CheckedDedupOptions {
     pairs: pairsOption = 'explain',
     maxPairs: maxPairsOption = DEFAULT_MAX_PAIRS,
     keep: keepOption = 'first',
+    threshold,
     ...hashOptions
   } = options;
   const keep = checkKeep(keepOption);
-  const verify = verifyOption === false ? false : checkVerifyOptions(verifyOption);
+  const verify = verifyOption === false ? false : checkVerifyOptions(withThreshold(verifyOption, threshold));
+  if (verifyOption === false && threshold !== undefined)
+    throw new RangeError(`threshold checks pairs: it cannot go with verify: false, got threshold ${show(threshold)}`);
   const k = kOption ?? defaultDedupK(hashOptions.bits === 128 ? 128 : 64, verify !== false);
   const { bits } = checkJoinArgs(new BigUint64Array(0), { k, bits: hashOptions.bits ?? 64 });
   if (mode !== 'connected' && mode !== 'centre')

@@ -77,6 +77,7 @@ const KNOWN = new Set([
   'pairs',
   'maxPairs',
   'keep',
+  'threshold',
   'threads',
   'batchBytes',
   'maxDocumentBytes',

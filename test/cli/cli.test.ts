@@ -87,7 +87,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
       [['dedup', '--k', '65'], /--k must be an integer/],
       [['dedup', '--format', 'xml'], /--format must be one of jsonl, csv/],
       [['dedup', '--field', 'body', 'x'], /--field and --id-field name fields: add --jsonl/],
-      [['hash', '--bits', '32'], /--bits must be one of 64, 128/],
+      [['dedup', '--bits', '32', 'x'], /--bits 32: dedup joins 64- or 128-bit fingerprints/],
       [
         ['hash', '--preset', 'nope'],
         /preset must be 'default', 'simhash-wasm\/2', 'simhash-wasm\/1', 'java' or 'python-simhash', got "nope"/,

@@ -34,7 +34,10 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const r = runCli(['dedup', folder, path.join(folder, 'other'), '--all']);
     expect(r.code, r.stderr).toBe(0);
     // Three paths to one file: one document (the first path met, in name order), and no cluster of it with itself.
-    const clusters = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const clusters = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(clusters.map((c) => c.members)).toEqual([[path.join(folder, 'GPL')], [path.join(folder, 'other')]]);
     expect(r.stderr).toMatch(/GPL-3: the same file as .*GPL, read once/);
     expect(r.stderr).toMatch(/hard: the same file as .*GPL, read once/);
@@ -59,6 +62,35 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const failed = runCli(['dedup', path.join(dir, 'no-such-file'), '-q']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/no documents were read/);
+  });
+
+  it('hash takes 32-bit fingerprints as the library does', async () => {
+    const { init, simhash, toHex } = await import('../../src/index.js');
+    await init();
+    const text = 'a text hashed at 32 bits by the command line and by the library alike';
+    const r = runCli(['hash', '--bits', '32', '-'], { input: text });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${toHex(simhash(text, { bits: 32 }), 32)}\t-\n`);
+  });
+
+  it('--field and --id-field take dotted paths into nested JSON objects', () => {
+    const body = 'the message body of two mails that say the same thing in the same many words';
+    const input = [
+      JSON.stringify({ meta: { id: 'm1', body } }),
+      JSON.stringify({ meta: { id: 'm2', body } }),
+      JSON.stringify({ meta: { id: 'm3', body: 'another message entirely, about something else' } }),
+      JSON.stringify({ 'meta.body': 'a field whose own name has a dot wins', meta: { id: 'm4' } }),
+      JSON.stringify({ meta: 'not an object' }),
+    ].join('\n');
+    const r = runCli(['dedup', '--jsonl', '--field', 'meta.body', '--id-field', 'meta.id', '-', '--all'], { input });
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).members),
+    ).toEqual([['m1', 'm2'], ['m3'], ['m4']]);
+    expect(r.stderr).toMatch(/standard input:5: field "meta.body" is missing/);
   });
 
   it('the progress line gives MB, the rate and the time left', () => {

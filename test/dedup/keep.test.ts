@@ -80,6 +80,18 @@ describe('keep', () => {
     expect(Array.from(dedup(texts, { keep: 'shortest' }).duplicateOf)).toEqual([3, -1, 3, -1, 3]);
   });
 
+  it("threshold is the command line's name for verify.threshold", () => {
+    const texts = ['one two three four five six seven eight', 'one two three four five six seven nine', 'x'];
+    const strict = dedup(texts, { threshold: 0.99 });
+    expect(Array.from(strict.duplicateOf)).toEqual(
+      Array.from(dedup(texts, { verify: { threshold: 0.99 } }).duplicateOf),
+    );
+    expect(strict.verify).toEqual({ threshold: 0.99, width: 3 });
+    expect(() => dedup(texts, { threshold: 0.5, verify: { threshold: 0.7 } })).toThrow(/disagree/);
+    expect(() => dedup(texts, { threshold: 0.5, verify: false })).toThrow(/cannot go with verify: false/);
+    expect(() => dedup(texts, { threshold: 2 })).toThrow(RangeError);
+  });
+
   it('refuses an unknown rule with the value in the message, before any work', async () => {
     expect(() => dedup(['a'], { keep: 'last' as KeepRule })).toThrow(RangeError);
     expect(() => dedup(['a'], { keep: 'last' as KeepRule })).toThrow(/"last"/);

@@ -266,7 +266,9 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect((await run(bin, ['--version'], { cwd: consumer })).stdout).toBe(`${version}\n`);
     expect(packedFiles).toContain('dist/sample/licenses.jsonl.gz');
     const sample = await run(bin, ['dedup', '--sample'], { cwd: consumer });
-    expect(sample.stdout).toMatch(/^2662 documents \(3\.2 MB\) from .*node_modules\/simhash-wasm\/dist\/sample\/licenses\.jsonl\.gz/);
+    expect(sample.stdout).toMatch(
+      /^2662 documents \(3\.2 MB\) from .*node_modules\/simhash-wasm\/dist\/sample\/licenses\.jsonl\.gz/,
+    );
     expect(sample.stdout).toMatch(/clusters of 2 or more/);
   });
 });
