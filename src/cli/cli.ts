@@ -21,7 +21,7 @@ import { AtomicFile } from './atomic-file.js';
 import { type DeduplicatedDocuments, writeCorpus, writeParquetCorpus } from './corpus-writer.js';
 import { Deduplicator } from '../dedup/deduplicator.js';
 import { KEEP_RULES } from '../dedup/keep.js';
-import { Output, csvField, ms, snippet, write } from './output.js';
+import { Output, csvField, escapeName, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
 import { InputError, Reporter } from './report.js';
 import {
@@ -545,7 +545,12 @@ async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFact
     offset: Float64Array.from(top, (i) => loc.offset[i]!),
     length: Float64Array.from(top, (i) => loc.length[i]!),
   });
-  const from = f.inputs.length === 1 ? (corpus.sources[0]?.name ?? f.inputs[0]!) : `${f.inputs.length} inputs`;
+  // The inputs as given (a folder, not the first file found in it), and how many files were read from them.
+  const given = f.inputs.length === 0 ? ['-'] : f.inputs;
+  const named =
+    given.length === 1 ? (given[0] === '-' ? 'standard input' : escapeName(given[0]!)) : `${given.length} inputs`;
+  const files = corpus.sources.filter((src) => src.name !== '-').length;
+  const from = files > given.length ? `${named} (${files} files)` : named;
   const lines = [
     `${r.count} documents (${(corpus.bytesRead / 1e6).toFixed(1)} MB) from ${from}` +
       (f.report.skipped ? `, ${f.report.skipped} skipped` : ''),

@@ -93,6 +93,20 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     expect(r.stderr).toMatch(/standard input:5: field "meta.body" is missing/);
   });
 
+  it('the summary names the inputs as given: standard input, or a folder with the files read from it', () => {
+    const piped = runCli(['dedup', '--lines', '--summary'], {
+      input: 'one line of words here\nanother line of words\n',
+    });
+    expect(piped.stdout).toMatch(/^2 documents \(0\.0 MB\) from standard input\n/);
+    const folder = path.join(dir, 'named');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'a.bin'), Buffer.from([0, 0, 0]));
+    fs.writeFileSync(path.join(folder, 'b.txt'), 'a text with some words');
+    fs.writeFileSync(path.join(folder, 'c.txt'), 'another text with other words');
+    const r = runCli(['dedup', folder, '--summary', '-q']);
+    expect(r.stdout.split('\n')[0]).toBe(`2 documents (0.0 MB) from ${folder} (3 files)`);
+  });
+
   it('the progress line gives MB, the rate and the time left', () => {
     expect(rateText(12.3e6, 119.8e6, 0.1)).toBe('12.3 / 119.8 MB');
     expect(rateText(50e6, 150e6, 2)).toBe('50.0 / 150.0 MB, 25.0 MB/s, 4 s left');
