@@ -22,6 +22,9 @@ const INPUT_HELP = `Inputs:
                        meta.body reaches into nested JSON objects)
   --id-field NAME      the JSON field or column naming the document (default "id"; else FILE:LINE)
   --lines              plain-text inputs hold one document per line
+Files (and standard input) compressed with gzip or Zstandard are read as they are decompressed; a file that
+starts and ends with PAR1 is read as a Parquet table (one document per row; needs the optional packages
+hyparquet and hyparquet-compressors, and hyparquet-writer to write Parquet).
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
   -q, --quiet          print no warnings, skipped inputs or notes on stderr, only errors that stop the run
                        (otherwise a closing line counts them by reason)
@@ -74,13 +77,14 @@ Dedup:
 The deduplicated corpus (written to a temporary file beside PATH, renamed into place when the run succeeds;
 "-" for standard output; with either, nothing else goes to standard output unless --summary):
   --output PATH        the documents kept, in input order, each record byte for byte as read (a JSON Lines
-                       or --lines line); whole files as documents: their paths
-  --removed PATH       the documents dropped: JSON Lines records with "cluster" and "duplicate_of" (the
-                       document kept in their place) added; --lines lines as they are; files: their paths
+                       or --lines line, a CSV/TSV row under its header row; Parquet: a table with the
+                       input's schema); whole files as documents: their paths
+  --removed PATH       the documents dropped, with "cluster" and "duplicate_of" (the document kept in their
+                       place) added as fields or columns; --lines lines as they are; files: their paths
   --keep RULE          which document of a cluster is kept: first (default, in input order), longest or
                        shortest (text length; ties go to the first)
-  --annotate           with --output and --jsonl: write every record, with "cluster" and "duplicate_of"
-                       (null for a kept document) added before its closing brace
+  --annotate           with --output: write every record (JSON Lines, CSV/TSV, Parquet) with "cluster" and
+                       "duplicate_of" added (null or empty for a kept document)
   -0, --null           paths end with NUL, not a newline (for xargs -0; the tool itself never deletes)
 
 Incremental runs:
@@ -89,7 +93,7 @@ Incremental runs:
                        the same DIR: a document is dropped when it duplicates an earlier one. Without --output
                        or --removed, prints {"document", "duplicate_of"} for each document dropped. The state
                        is replaced atomically once the outputs are written; one made with other options is
-                       refused. The inputs of one run are held in memory.
+                       refused. The state is held in memory while a run lasts (about 5 KB per document).
 
 ${INPUT_HELP}
   -h, --help           this help`,
