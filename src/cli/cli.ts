@@ -14,6 +14,7 @@ import { isMainThread } from 'node:worker_threads';
 import { init } from '../runtime/wasm.js';
 import { toHex } from '../fingerprint/bits.js';
 import { clusters, defaultDedupK, type ClusterMode, type DedupOptions, type VerifyOptions } from '../dedup/dedup.js';
+import { jaccardSorted, shingleHashes } from '../dedup/shingle-jaccard.js';
 import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
@@ -214,7 +215,7 @@ async function dedupCommand(args: string[]): Promise<number> {
       return 0;
     }
     if (summary) await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report });
-    else if (v.pairs) await printPairs(corpus, result, format);
+    else if (v.pairs) await printPairs(corpus, result, format, result.verify ? { width: result.verify.width } : false);
     else await printClusters(corpus, result, format, v.all === true);
     if (process.stderr.isTTY && !report.isQuiet) {
       process.stderr.write(
@@ -500,16 +501,57 @@ async function printClusters(corpus: Corpus, r: Printed, format: 'jsonl' | 'csv'
   await out.flush();
 }
 
-async function printPairs(corpus: Corpus, r: Printed, format: 'jsonl' | 'csv') {
+/** Pairs whose Jaccard is computed per batch: their documents are read again once per batch. */
+const JACCARD_BATCH_PAIRS = 1 << 14;
+
+/**
+ * Prints the pairs (a, b, distance); with `verify` (the run's shingle width) also each pair's shingle Jaccard, the
+ * value verification tested against the threshold, computed exactly (verification itself stops once the threshold
+ * is decided): the documents of each batch of pairs are read again and their shingle sets compared. Texts without
+ * words have no Jaccard (null, or an empty cell).
+ */
+async function printPairs(
+  corpus: Corpus,
+  r: Printed & { locators?: DedupStreamResult['locators'] },
+  format: 'jsonl' | 'csv',
+  verify: { width: number } | false = false,
+) {
   const out = new Output();
   const { a, b, distance } = r.pairs;
-  if (format === 'csv') await out.line('a,b,distance');
-  for (let p = 0; p < a.length; p++) {
-    await out.line(
-      format === 'csv'
-        ? `${csvField(corpus.nameCsv(a[p]!))},${csvField(corpus.nameCsv(b[p]!))},${distance[p]}`
-        : `{"a":${corpus.nameJson(a[p]!)},"b":${corpus.nameJson(b[p]!)},"distance":${distance[p]}}`,
-    );
+  const withJaccard = verify !== false && r.locators !== undefined;
+  if (format === 'csv') await out.line(withJaccard ? 'a,b,distance,jaccard' : 'a,b,distance');
+  for (let from = 0; from < a.length; from += JACCARD_BATCH_PAIRS) {
+    const to = Math.min(a.length, from + JACCARD_BATCH_PAIRS);
+    const sets = new Map<number, BigUint64Array>();
+    if (withJaccard) {
+      const docs = [...new Set([...a.subarray(from, to), ...b.subarray(from, to)])];
+      const loc = r.locators!;
+      const texts = await corpus.reread({
+        index: Uint32Array.from(docs),
+        source: Uint32Array.from(docs, (d) => loc.source[d]!),
+        offset: Float64Array.from(docs, (d) => loc.offset[d]!),
+        length: Float64Array.from(docs, (d) => loc.length[d]!),
+      });
+      docs.forEach((d, q) => sets.set(d, shingleHashes(texts[q]!, verify.width)));
+    }
+    for (let p = from; p < to; p++) {
+      let jaccard = '';
+      if (withJaccard) {
+        const x = sets.get(a[p]!)!;
+        const y = sets.get(b[p]!)!;
+        jaccard =
+          x.length === 0 || y.length === 0
+            ? format === 'csv'
+              ? ''
+              : 'null'
+            : String(Math.round(jaccardSorted(x, y) * 1000) / 1000);
+      }
+      await out.line(
+        format === 'csv'
+          ? `${csvField(corpus.nameCsv(a[p]!))},${csvField(corpus.nameCsv(b[p]!))},${distance[p]}${withJaccard ? `,${jaccard}` : ''}`
+          : `{"a":${corpus.nameJson(a[p]!)},"b":${corpus.nameJson(b[p]!)},"distance":${distance[p]}${withJaccard ? `,"jaccard":${jaccard}` : ''}}`,
+      );
+    }
   }
   await out.flush();
 }

@@ -63,7 +63,7 @@ Dedup:
   --mode MODE          connected (default: chains of near-duplicates form one cluster) or centre (each
                        cluster is a centre and the documents within k of it)
   --format FORMAT      jsonl (default) or csv
-  --pairs              print the near-duplicate pairs ({"a", "b", "distance"}) instead of clusters: the pairs
+  --pairs              print the near-duplicate pairs ({"a", "b", "distance", "jaccard"}) instead of clusters: the pairs
                        that explain them (each exact copy with its first, then the verified pairs)
   --all-pairs          with --pairs: every verified pair (at most 10^7)
   --all                also print documents without near-duplicates (clusters of one)

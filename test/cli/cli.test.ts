@@ -136,7 +136,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l)),
-    ).toEqual([{ a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0 }]);
+    ).toEqual([{ a: path.join(docs, 'a.txt'), b: path.join(docs, 'sub/d.txt'), distance: 0, jaccard: 1 }]);
   });
 
   it('--pairs lists the pairs that explain the clusters; --all-pairs every pair', () => {
@@ -150,8 +150,8 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
         .map((l) => JSON.parse(l));
     const at = (name: string) => path.join(copies, name);
     expect(lines(run(['dedup', '--pairs', copies]))).toEqual([
-      { a: at('1.txt'), b: at('2.txt'), distance: 0 },
-      { a: at('1.txt'), b: at('3.txt'), distance: 0 },
+      { a: at('1.txt'), b: at('2.txt'), distance: 0, jaccard: 1 },
+      { a: at('1.txt'), b: at('3.txt'), distance: 0, jaccard: 1 },
     ]);
     expect(lines(run(['dedup', '--pairs', '--all-pairs', copies]))).toHaveLength(3);
     const bad = run(['dedup', '--all-pairs', copies]);

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateText } from '../../src/cli/progress.js';
 import { root, runCli } from './run.js';
+import { loadReference, rng } from '../reference.js';
+import { refCounts } from '../dedup/jaccard-reference.js';
 
 let dir: string;
 beforeAll(() => {
@@ -105,6 +107,36 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     fs.writeFileSync(path.join(folder, 'c.txt'), 'another text with other words');
     const r = runCli(['dedup', folder, '--summary', '-q']);
     expect(r.stdout.split('\n')[0]).toBe(`2 documents (0.0 MB) from ${folder} (3 files)`);
+  });
+
+  it('pairs carry the Jaccard verification measured, as the plain reference computes it', async () => {
+    await loadReference();
+    const next = rng(41);
+    const words = Array.from({ length: 400 }, (_, i) => `j${i.toString(36)}`);
+    const texts: string[] = [];
+    for (let g = 0; g < 30; g++) {
+      const base = Array.from({ length: 30 }, () => words[Math.floor(next() * words.length)]!);
+      for (let c = 0; c < 3; c++) {
+        const t = base.slice();
+        for (let e = c; e > 0; e--) t[Math.floor(next() * t.length)] = words[Math.floor(next() * words.length)]!;
+        texts.push(t.join(' '));
+      }
+    }
+    const input = texts.map((text, i) => JSON.stringify({ id: i, text })).join('\n');
+    const r = runCli(['dedup', '--jsonl', '--pairs', '--all-pairs', '-'], { input });
+    expect(r.code, r.stderr).toBe(0);
+    const pairs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(pairs.length).toBeGreaterThan(20);
+    for (const p of pairs) {
+      const [common, union] = refCounts(texts[p.a]!, texts[p.b]!);
+      expect(p.jaccard, `${p.a},${p.b}`).toBeCloseTo(common / union, 3);
+      expect(p.jaccard).toBeGreaterThanOrEqual(0.6);
+    }
+    const plain = runCli(['dedup', '--jsonl', '--pairs', '--no-verify', '-'], { input });
+    expect(JSON.parse(plain.stdout.split('\n')[0]!)).not.toHaveProperty('jaccard');
   });
 
   it('the progress line gives MB, the rate and the time left', () => {

@@ -48,11 +48,11 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI inputs
     const tree = folder('loop', { 'a.txt': base, 'b.txt': variant, 'sub/c.txt': other });
     fs.symlinkSync('..', path.join(tree, 'sub/up'));
     fs.symlinkSync('.', path.join(tree, 'self'));
-    fs.symlinkSync(path.join(tree, 'a.txt'), path.join(tree, 'link-to-a.txt')); // a file link is read
+    // A link to a file is the same file: read once, under the first path met, with a note.
+    fs.symlinkSync(path.join(tree, 'a.txt'), path.join(tree, 'link-to-a.txt'));
     const expected = [
       `${hex(base)}\t${path.join(tree, 'a.txt')}`,
       `${hex(variant)}\t${path.join(tree, 'b.txt')}`,
-      `${hex(base)}\t${path.join(tree, 'link-to-a.txt')}`,
       `${hex(other)}\t${path.join(tree, 'sub/c.txt')}`,
     ];
     const plain = runCli(['hash', tree], { timeout: 30_000 });
@@ -60,6 +60,9 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI inputs
     expect(lines(plain.stdout)).toEqual(expected);
     expect(plain.stderr).toContain(`${path.join(tree, 'self')}: symbolic link to a directory, not followed`);
     expect(plain.stderr).toContain(`${path.join(tree, 'sub/up')}: symbolic link to a directory, not followed`);
+    expect(plain.stderr).toContain(
+      `${path.join(tree, 'link-to-a.txt')}: the same file as ${path.join(tree, 'a.txt')}, read once`,
+    );
     const followed = runCli(['hash', '--follow-symlinks', tree], { timeout: 30_000 });
     expect(followed.code).toBe(0);
     expect(lines(followed.stdout)).toEqual(expected);
@@ -176,7 +179,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI inputs
     const stdin = runCli(['dedup', '--lines', '--format', 'csv', '--pairs', '--k', '0'], {
       input: `${base}\n${base}\n`,
     });
-    expect(lines(stdin.stdout)).toEqual(['a,b,distance', "'-:1,'-:2,0"]);
+    expect(lines(stdin.stdout)).toEqual(['a,b,distance,jaccard', "'-:1,'-:2,0,1"]);
   });
 
   it('escapes file names with control characters in text output, one line per document', () => {
