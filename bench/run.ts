@@ -5,7 +5,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { BenchRow } from './bench-row.js';
 
-const topics = ['fingerprint', 'hamming', 'fingerprint-index', 'dedup', 'groups', 'threads', 'peers', 'clickhouse'];
+const topics = [
+  'fingerprint',
+  'hamming',
+  'fingerprint-index',
+  'dedup',
+  'groups',
+  'job',
+  'threads',
+  'peers',
+  'clickhouse',
+];
 const only = process.argv.slice(2);
 
 function table(title: string, rows: BenchRow[]): string {
