@@ -10,6 +10,15 @@ export function show(value: unknown): string {
   return String(value);
 }
 
+/** Throws the library's TypeError, naming the index and the value, for an item of `texts` not a string or bytes. */
+export function checkTextItems(texts: readonly unknown[]): void {
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i];
+    if (typeof t !== 'string' && !(t instanceof Uint8Array))
+      throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
+  }
+}
+
 /** The error for any object used after its free(): one TypeError, naming the object, across the API. */
 export function freedError(what: string): TypeError {
   return new TypeError(`${what} was used after free(); create a new one`);

@@ -2,7 +2,7 @@
 // grouped, fingerprints, the join of the distinct fingerprints (src/join/), verification (verify-candidates.ts),
 // clusters.
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
-import { show } from '../errors.js';
+import { checkTextItems, show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { joinInBand, sizeBand } from './size-band.js';
 import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
@@ -381,11 +381,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
   const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checkDedupOptions(options);
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i];
-    if (typeof t !== 'string' && !(t instanceof Uint8Array))
-      throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
-  }
+  checkTextItems(texts);
   const hasher = createSimHasher({ ...hashOptions, bits });
   const n = texts.length;
   const words = bits === 128 ? 2 : 1;

@@ -8,7 +8,7 @@
 // A batch costs its own hashing, one join over all fingerprints in which the pairs of two documents already joined
 // to earlier batches are never emitted (one group for all of them, src/join/join.ts), and the verification of the
 // pairs that involve new documents. save() and load() carry the state across processes (versioned, checksummed).
-import { show } from '../errors.js';
+import { checkTextItems, show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { walkInChunks } from '../join/join.js';
 import { planJoinFor } from '../join/join-estimate.js';
@@ -115,11 +115,7 @@ export class Deduplicator {
       for (let i = 0; i < labels.length; i++)
         if (typeof labels[i] !== 'string') throw new TypeError(`labels[${i}] must be a string, got ${show(labels[i])}`);
     }
-    for (let i = 0; i < texts.length; i++) {
-      const t = texts[i];
-      if (typeof t !== 'string' && !(t instanceof Uint8Array))
-        throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
-    }
+    checkTextItems(texts);
     const { bits, verify } = this.o;
     const first = this.n;
     const hashed = hashTexts(texts, { ...this.o.hashOptions, bits }, true, verify ? verify.width : 0);

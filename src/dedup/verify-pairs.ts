@@ -5,7 +5,7 @@
 // candidate pair, a window of documents per call. Documents without words (shingle set empty) pair only with
 // documents whose trimmed text is identical, so "©", "%s" and "???" do not all fall into one cluster.
 import type { NearDuplicatePairs } from '../join/join.js';
-import { show } from '../errors.js';
+import { checkTextItems, show } from '../errors.js';
 import { type PrebuiltSets, VERIFY_WINDOW_BYTES, textOf } from './shingle-sets.js';
 import { PairChecks, pairFlags, textSource } from './pair-checks.js';
 
@@ -114,11 +114,7 @@ function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicat
       );
     }
   }
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i];
-    if (typeof t !== 'string' && !(t instanceof Uint8Array))
-      throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
-  }
+  checkTextItems(texts);
 }
 
 /** The pairs whose flag is set, in order (the pairs themselves when every flag is). */
