@@ -380,7 +380,8 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`options must be an object, got ${show(options)}`);
   }
-  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checkDedupOptions(options);
+  const checked = checkDedupOptions(options);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checked;
   checkTextItems(texts);
   const hasher = createSimHasher({ ...hashOptions, bits });
   const n = texts.length;
@@ -431,12 +432,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     prebuilt,
   });
   return dedupResult(groups, joined, {
-    k,
-    verify,
-    mode,
-    pairs: pairsMode,
-    maxPairs,
-    keep,
+    ...checked,
     fingerprints,
     featureCounts,
     lengthOf: (i) => texts[i]!.length,

@@ -138,7 +138,8 @@ export async function dedupStream(
     throw new RangeError(`verifyBatchBytes must be a positive integer, got ${show(verifyBatchBytes)}`);
   if (typeof verifyMemoryBytes !== 'number' || !Number.isInteger(verifyMemoryBytes) || verifyMemoryBytes < 0)
     throw new RangeError(`verifyMemoryBytes must be a non-negative integer, got ${show(verifyMemoryBytes)}`);
-  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checkDedupOptions(dedupOptions);
+  const checked = checkDedupOptions(dedupOptions);
+  const { k, bits, mode, verify, pairs: pairsMode, maxPairs, keep, hashOptions } = checked;
   const hashPlan = createSimHasher({ ...hashOptions, bits }).options;
   const progress = onProgress ?? (() => undefined);
 
@@ -245,12 +246,7 @@ export async function dedupStream(
     progress('clustering', 0, 1);
     return {
       ...dedupResult(groups, joined, {
-        k,
-        verify,
-        mode,
-        pairs: pairsMode,
-        maxPairs,
-        keep,
+        ...checked,
         fingerprints,
         featureCounts,
         lengthOf: (i) => sizes!.data[i]!,
