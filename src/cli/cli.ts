@@ -19,7 +19,7 @@ import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus } from './inputs.js';
 import { AtomicFile } from './atomic-file.js';
-import { type DeduplicatedDocuments, writeCorpus, writeParquetCorpus } from './corpus-writer.js';
+import { type DeduplicatedDocuments, keptCount, writeCorpus, writeParquetCorpus } from './corpus-writer.js';
 import { Deduplicator } from '../dedup/deduplicator.js';
 import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, escapeName, ms, snippet, write } from './output.js';
@@ -348,8 +348,7 @@ async function dedupWithState(
     },
     names,
   };
-  let kept = 0;
-  for (const x of batch.duplicateOf) if (x === -1) kept++;
+  const kept = keptCount(batch.duplicateOf);
   if (writes.output !== undefined || writes.removed !== undefined) await writeTargets(corpus, r, writes);
   else {
     const out = new Output();
@@ -501,6 +500,20 @@ async function printClusters(corpus: Corpus, r: Printed, format: 'jsonl' | 'csv'
   await out.flush();
 }
 
+/** The texts of documents `docs`, read again through their locators. */
+function textsOf(
+  corpus: Corpus,
+  loc: DedupStreamResult['locators'],
+  docs: readonly number[],
+): Promise<ReadonlyArray<string | Uint8Array>> | ReadonlyArray<string | Uint8Array> {
+  return corpus.reread({
+    index: Uint32Array.from(docs),
+    source: Uint32Array.from(docs, (d) => loc.source[d]!),
+    offset: Float64Array.from(docs, (d) => loc.offset[d]!),
+    length: Float64Array.from(docs, (d) => loc.length[d]!),
+  });
+}
+
 /** Pairs whose Jaccard is computed per batch: their documents are read again once per batch. */
 const JACCARD_BATCH_PAIRS = 1 << 14;
 
@@ -525,13 +538,7 @@ async function printPairs(
     const sets = new Map<number, BigUint64Array>();
     if (withJaccard) {
       const docs = [...new Set([...a.subarray(from, to), ...b.subarray(from, to)])];
-      const loc = r.locators!;
-      const texts = await corpus.reread({
-        index: Uint32Array.from(docs),
-        source: Uint32Array.from(docs, (d) => loc.source[d]!),
-        offset: Float64Array.from(docs, (d) => loc.offset[d]!),
-        length: Float64Array.from(docs, (d) => loc.length[d]!),
-      });
+      const texts = await textsOf(corpus, r.locators!, docs);
       docs.forEach((d, q) => sets.set(d, shingleHashes(texts[q]!, verify.width)));
     }
     for (let p = from; p < to; p++) {
@@ -580,13 +587,7 @@ async function printSummary(corpus: Corpus, r: DedupStreamResult, f: SummaryFact
   big.sort((x, y) => sizeOf(y) - sizeOf(x) || x - y);
   const top = big.slice(0, 10);
   // The largest clusters' first documents are read again for their snippets.
-  const loc = r.locators;
-  const texts = await corpus.reread({
-    index: Uint32Array.from(top),
-    source: Uint32Array.from(top, (i) => loc.source[i]!),
-    offset: Float64Array.from(top, (i) => loc.offset[i]!),
-    length: Float64Array.from(top, (i) => loc.length[i]!),
-  });
+  const texts = await textsOf(corpus, r.locators, top);
   // The inputs as given (a folder, not the first file found in it), and how many files were read from them.
   const given = f.inputs.length === 0 ? ['-'] : f.inputs;
   const named =

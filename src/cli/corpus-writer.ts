@@ -37,14 +37,20 @@ export interface DeduplicatedDocuments {
   locators: { source: Uint32Array; offset: Float64Array; length: Float64Array };
 }
 
+/** How many documents are kept (duplicateOf -1). */
+export function keptCount(duplicateOf: Int32Array): number {
+  let kept = 0;
+  for (const x of duplicateOf) if (x === -1) kept++;
+  return kept;
+}
+
 /** Writes the targets; returns how many documents were kept and removed. */
 export function writeCorpus(
   corpus: Corpus,
   r: DeduplicatedDocuments,
   t: CorpusTargets,
 ): { kept: number; removed: number } {
-  let kept = 0;
-  for (let i = 0; i < r.count; i++) if (r.duplicateOf[i] === -1) kept++;
+  const kept = keptCount(r.duplicateOf);
   if (corpus.wholeFiles) {
     writePaths(corpus, r, t);
     return { kept, removed: r.count - kept };
@@ -264,8 +270,7 @@ export async function writeParquetCorpus(
   r: DeduplicatedDocuments,
   t: CorpusTargets,
 ): Promise<{ kept: number; removed: number }> {
-  let kept = 0;
-  for (let i = 0; i < r.count; i++) if (r.duplicateOf[i] === -1) kept++;
+  const kept = keptCount(r.duplicateOf);
   const used = [...new Set(r.locators.source)];
   const schema = corpus.tableOf(used[0]!).metadata.schema;
   const shape = JSON.stringify(schema.slice(1));
