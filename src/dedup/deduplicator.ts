@@ -37,6 +37,9 @@ export interface DeduplicatorBatch {
 
 /** A group for every fingerprint already joined to an earlier batch: their pairs change no decision. */
 const EARLIER = 0xfffffffe;
+/** Where a document's content hash and its trimmed text's hash start among its four key words (hashTexts' keys). */
+const CONTENT = 0;
+const TRIMMED = 2;
 const MAGIC = 'simhash-wasm/state';
 const VERSION = 1;
 
@@ -192,9 +195,8 @@ export class Deduplicator {
     // Exact copies (by their 128-bit content hash) and texts without words (by their trimmed text) join the first
     // document with the same key, as dedup() groups them.
     for (let d = first; d < this.n; d++) {
-      this.joinFirst(this.byContent, `${this.keys[d * 4]}:${this.keys[d * 4 + 1]}`, d);
-      if (this.wordless[d] && this.byTrimmedText)
-        this.joinFirst(this.byTrimmed, `${this.keys[d * 4 + 2]}:${this.keys[d * 4 + 3]}`, d);
+      this.joinFirst(this.byContent, this.keyOf(d, CONTENT), d);
+      if (this.wordless[d] && this.byTrimmedText) this.joinFirst(this.byTrimmed, this.keyOf(d, TRIMMED), d);
     }
     const forest = this.parent.subarray(0, this.n);
     const checks = PairChecks.onForest(forest);
@@ -373,15 +375,13 @@ export class Deduplicator {
         { starts, data },
       );
     }
+    // Each key's first document, as add() found them.
+    const first = (map: Map<string, number>, key: string, q: number): void => {
+      if (!map.has(key)) map.set(key, q);
+    };
     for (let q = 0; q < n; q++) {
-      d.byContent.set(
-        `${d.keys[q * 4]}:${d.keys[q * 4 + 1]}`,
-        Math.min(q, d.byContent.get(`${d.keys[q * 4]}:${d.keys[q * 4 + 1]}`) ?? q),
-      );
-      if (d.wordless[q] && d.byTrimmedText) {
-        const key = `${d.keys[q * 4 + 2]}:${d.keys[q * 4 + 3]}`;
-        if (!d.byTrimmed.has(key)) d.byTrimmed.set(key, q);
-      }
+      first(d.byContent, d.keyOf(q, CONTENT), q);
+      if (d.wordless[q] && d.byTrimmedText) first(d.byTrimmed, d.keyOf(q, TRIMMED), q);
     }
     return d;
   }
@@ -393,6 +393,11 @@ export class Deduplicator {
   private truncate(first: number): void {
     this.n = first;
     this.labels.length = first;
+  }
+
+  /** Document d's content key (CONTENT) or trimmed-text key (TRIMMED), two of its four key words, as a map key. */
+  private keyOf(d: number, at: typeof CONTENT | typeof TRIMMED): string {
+    return `${this.keys[d * 4 + at]}:${this.keys[d * 4 + at + 1]}`;
   }
 
   private joinFirst(map: Map<string, number>, key: string, d: number): void {
