@@ -42,8 +42,6 @@ export class AtomicFile {
   private done = false;
   private unsynced = 0;
   private readonly syncs: Array<Promise<void>> = [];
-  /** Bytes written so far. */
-  bytes = 0;
 
   /** Opens `target` for writing ("-": standard output). */
   constructor(readonly target: string) {
@@ -60,7 +58,6 @@ export class AtomicFile {
   }
 
   write(bytes: Uint8Array): void {
-    this.bytes += bytes.length;
     if (bytes.length >= BUFFER_BYTES) {
       this.flush();
       this.writeOut(bytes);
@@ -75,7 +72,6 @@ export class AtomicFile {
     if (text.length * 3 <= BUFFER_BYTES - this.used) {
       const n = this.buffer.write(text, this.used);
       this.used += n;
-      this.bytes += n;
       return;
     }
     this.write(Buffer.from(text, 'utf8'));

@@ -11,7 +11,6 @@ export class InputError extends Error {}
 export class Reporter {
   skipped = 0;
   warnings = 0;
-  notes = 0;
   /** Messages by reason, in the order the reasons first came. */
   private readonly reasons = new Map<string, number>();
 
@@ -34,7 +33,6 @@ export class Reporter {
 
   /** Something the user may want to know that changes nothing they asked for (a file reached by two paths). */
   note(message: string, reason = 'notes'): void {
-    this.notes++;
     this.say(`note: ${message}`, reason);
   }
 

@@ -124,7 +124,7 @@ export function joinAndVerify(
 }
 
 /** Document pairs that joinAndVerify verifies at a time: 2^20 take 9 MiB. */
-export const DOCUMENT_PAIR_BATCH = 1 << 20;
+const DOCUMENT_PAIR_BATCH = 1 << 20;
 
 /**
  * The document pairs that pairs of fingerprints (and each fingerprint's own distinct texts) stand for, handed to
@@ -144,11 +144,10 @@ class DocumentPairBatch {
   constructor(
     private readonly forest: Uint32Array,
     private readonly take: (pairs: NearDuplicatePairs) => void,
-    size = DOCUMENT_PAIR_BATCH,
   ) {
-    this.a = new Uint32Array(size);
-    this.b = new Uint32Array(size);
-    this.distance = new Uint8Array(size);
+    this.a = new Uint32Array(DOCUMENT_PAIR_BATCH);
+    this.b = new Uint32Array(DOCUMENT_PAIR_BATCH);
+    this.distance = new Uint8Array(DOCUMENT_PAIR_BATCH);
   }
 
   /** All pairs inside each group of `rows` (members given as documents), at distance 0. */
