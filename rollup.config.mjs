@@ -1,14 +1,18 @@
 // Bundles the tsc output (build/esm, from tsconfig.build.json) into the published dist/:
-//   dist/index.mjs, dist/index.cjs  the library, one self-contained file each, WASM embedded as base64
-//   dist/index.d.ts, dist/index.d.cts + dist/types/, dist/types-cjs/  declarations for import and for require
+//   dist/index.mjs, dist/index.cjs  the library, one file each (whitespace and syntax minified, names kept)
+//   dist/wasm.mjs                   the two WebAssembly builds (gzip, base64), once: both entries import() it
+//                                   when init() compiles, so no bundler setup or file access is needed
+//   dist/index.d.cts                the public declarations in one file, for import and for require
 //   dist/cli.mjs                    the command-line tool (src/cli/cli.ts), importing ./index.mjs
-//   dist/clickhouse.{mjs,cjs,d.ts,d.cts}  simhash-wasm/clickhouse (src/clickhouse/index.ts), Node only; imports
+//   dist/clickhouse.{mjs,cjs,d.cts}  simhash-wasm/clickhouse (src/clickhouse/index.ts), Node only; imports
 //                                   @clickhouse/client (an optional peer dependency) when first used
-//   dist/simhash.{simd,scalar}.wasm the raw modules, for environments that load .wasm files themselves
-// No rollup plugins from npm: the few file copies are small inline plugins below.
+// Plugins from npm: rollup-plugin-dts (declarations) and esbuild's transform (minifying); the few file copies are
+// small inline plugins below.
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import { transform } from 'esbuild';
+import { dts } from 'rollup-plugin-dts';
 
 const ESM = 'build/esm';
 const DIST = 'dist';
@@ -18,67 +22,35 @@ if (!fs.existsSync(`${ESM}/index.js`)) {
 }
 
 /**
- * The declaration files reachable from index.d.ts through relative imports: internal modules whose types never
- * surface (wasm-binary.d.ts alone would add 160 KB of base64 literal types) stay out of the package.
+ * The embedded WebAssembly (build/esm/runtime/wasm-binary.js) is not bundled into either entry: both import() the
+ * one dist/wasm.mjs, which this copies. An ES module, so that ESM in browsers loads it as is; CJS in Node and
+ * bundlers import() it too.
  */
-function reachableDeclarations(entry) {
-  const seen = new Set();
-  const pending = [entry];
-  const specifier = /(?:from\s+|import\s*\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
-  while (pending.length > 0) {
-    const rel = pending.pop();
-    if (seen.has(rel)) continue;
-    seen.add(rel);
-    const text = fs.readFileSync(path.join(ESM, rel), 'utf8');
-    for (const [, spec] of text.matchAll(specifier)) {
-      const target = path.join(path.dirname(rel), spec.replace(/\.js$/, '.d.ts'));
-      if (!fs.existsSync(path.join(ESM, target))) throw new Error(`${rel}: cannot find the declarations of ${spec}`);
-      pending.push(target);
-    }
-  }
-  return [...seen].sort();
-}
+const WASM_BINARY = path.resolve(ESM, 'runtime/wasm-binary.js');
 
-/**
- * Declarations for both module systems. Under "moduleResolution": "NodeNext" a .d.ts inside this
- * "type": "module" package describes an ES module, so `require` users get their own copy in a folder whose
- * package.json says "commonjs"; the two root files only re-export, so there is one source of truth.
- */
-function declarations() {
+function sharedWasm() {
   return {
-    name: 'declarations',
+    name: 'shared-wasm',
+    resolveId(source, importer) {
+      if (!importer || !source.startsWith('.')) return null;
+      return path.resolve(path.dirname(importer), source) === WASM_BINARY ? { id: './wasm.mjs', external: true } : null;
+    },
     writeBundle() {
-      const files = [
-        ...new Set([...reachableDeclarations('index.d.ts'), ...reachableDeclarations('clickhouse/index.d.ts')]),
-      ].sort();
-      for (const [folder, type] of [
-        ['types', null],
-        ['types-cjs', 'commonjs'],
-      ]) {
-        fs.rmSync(path.join(DIST, folder), { recursive: true, force: true });
-        for (const rel of files) {
-          const to = path.join(DIST, folder, rel);
-          fs.mkdirSync(path.dirname(to), { recursive: true });
-          fs.copyFileSync(path.join(ESM, rel), to);
-        }
-        if (type) fs.writeFileSync(path.join(DIST, folder, 'package.json'), JSON.stringify({ type }) + '\n');
-      }
-      fs.writeFileSync(path.join(DIST, 'index.d.ts'), "export * from './types/index.js';\n");
-      fs.writeFileSync(path.join(DIST, 'index.d.cts'), "export * from './types-cjs/index.js';\n");
-      fs.writeFileSync(path.join(DIST, 'clickhouse.d.ts'), "export * from './types/clickhouse/index.js';\n");
-      fs.writeFileSync(path.join(DIST, 'clickhouse.d.cts'), "export * from './types-cjs/clickhouse/index.js';\n");
+      fs.copyFileSync(WASM_BINARY, path.join(DIST, 'wasm.mjs'));
     },
   };
 }
 
-/** The raw .wasm files, shipped beside the bundles (the bundles themselves embed the same bytes). */
-function rawWasm() {
+/**
+ * Whitespace and syntax minified, identifiers kept: a third of the size, while stack traces and a debugger still
+ * show the library's own names. The format is left as rollup wrote it.
+ */
+function minify() {
   return {
-    name: 'raw-wasm',
-    writeBundle() {
-      for (const build of ['simd', 'scalar']) {
-        fs.copyFileSync(`build/simhash.${build}.wasm`, path.join(DIST, `simhash.${build}.wasm`));
-      }
+    name: 'minify',
+    async renderChunk(code) {
+      const out = await transform(code, { loader: 'js', minifyWhitespace: true, minifySyntax: true });
+      return { code: out.code, map: null };
     },
   };
 }
@@ -179,7 +151,8 @@ export default [
       { file: `${DIST}/index.mjs`, format: 'es' },
       { file: `${DIST}/index.cjs`, format: 'cjs', exports: 'named' },
     ],
-    plugins: [recordLibrary(), ignoreNodeImportsInBundlers(), declarations(), rawWasm()],
+    // minify runs first: it drops comments, and the bundler hints are comments.
+    plugins: [sharedWasm(), recordLibrary(), minify(), ignoreNodeImportsInBundlers()],
   },
   {
     input: `${ESM}/clickhouse/index.js`,
@@ -189,7 +162,19 @@ export default [
       { file: `${DIST}/clickhouse.mjs`, format: 'es' },
       { file: `${DIST}/clickhouse.cjs`, format: 'cjs', exports: 'named' },
     ],
+    plugins: [minify()],
   },
+  // The declarations: one file per entry with only what the public entry exposes (rollup-plugin-dts follows the
+  // exports and leaves internal modules out), for import and require alike. They are .d.cts (CommonJS) because
+  // both module systems may load a CommonJS declaration: an ES one would fail `require` under "module": "Node16"
+  // (TS1471) and on TypeScript before 5.8. The library has only named exports, which read the same from either.
+  ...['index', 'clickhouse'].map((entry) => ({
+    input: `${ESM}/${entry === 'index' ? 'index' : 'clickhouse/index'}.d.ts`,
+    onwarn,
+    external,
+    output: { file: `${DIST}/${entry}.d.cts`, format: 'es' },
+    plugins: [dts({ respectExternal: false })],
+  })),
   // The CLI comes last: configs build in order, so the library's record is complete when the CLI is resolved.
   {
     input: `${ESM}/cli/cli.js`,
@@ -207,6 +192,6 @@ export default [
         [path.resolve(DIST, 'clickhouse.mjs')]: './clickhouse.mjs',
       },
     },
-    plugins: [clickhouseEntry(), sharedLibrary()],
+    plugins: [clickhouseEntry(), sharedLibrary(), minify()],
   },
 ];

@@ -1,29 +1,10 @@
-// Prints the size of every file in dist/ (raw, gzip -9, brotli) and checks the shipped entry points against a
-// budget. `node scripts/check-size.mjs` exits 1 when a file is over budget or missing (CI: `npm run size`);
-// with --report it only prints (the build runs it that way).
+// Prints the size of every file in dist/ (raw, gzip -9, brotli) and checks each shipped file against a budget.
+// `node scripts/check-size.mjs` exits 1 when a file is over budget or missing (CI: `npm run size`); with --report it
+// only prints. The whole package's budget (1 MB unpacked, what `npm pack` reports) is checked by test/e2e/dist.test.ts.
 //
-// Budgets, against the sizes measured when the packaging landed (index.mjs 337 KiB raw / 88 KiB gzip, each .wasm
-// 76-108 KiB raw / 18.5 KiB gzip, cli.mjs 18 KiB): roughly +35-50% headroom for kernels still to come, while
-// a mistake such as embedding the WASM twice, the CLI bundling its own copy of the library, or the declarations'
-// base64 literals shows up at once. gzip is what a browser downloads; raw size is what a bundler or Node parses.
-// Issue 12 (verification and exact copies in WebAssembly: +4.5 KiB per build, embedded twice as base64) took
-// index.* to 125 KiB gzip: their gzip budget was then 136 KiB. Issue 15's four-stream scans and batched index
-// probes (+1.8 KiB per build) and the sampled join plan took them to 139 KiB: the budget was then 144 KiB. The SIMD
-// build's block merge, the join walk's four-candidate steps and the shingle sort's exchange pass took index.cjs to
-// 144.3 KiB: the budget was then 148 KiB. The weighted reducer's per-byte tables and the chunked hash entry points
-// (+1.9 KiB per build; unrolled, since a loop over the eight tables ran at half the speed) took index.cjs to
-// 148.5 KiB: the budget was then 152 KiB. The eight-stream scans (64-bit distances and count, 128-bit distances,
-// count and collect: twice as fast from DRAM at 128 bits; +3.7 KiB raw per build) took index.cjs to 514 KiB raw
-// and 150.9 KiB gzip: the raw budget is now 528 KiB; gzip stays at 152 KiB, still far below what a second copy of
-// either build (+30 KiB as base64) would add. The scans' choice of memory layout (src/hamming/scan-layout.ts, a
-// flag in each build; one stream ran 1.3-1.4x faster than the blocks from DRAM on an AMD EPYC VM) took index.cjs
-// to 152.2 KiB gzip: the gzip budget is now 156 KiB. The pool's afternoon of 2026-12-02 (texts checked in one pass,
-// a worker's chunk copied into WebAssembly at once, chunks that shrink, kept spare buffers, transferred copies for
-// the join and the index, exact copies without hashing: TypeScript and its comments, +8 KiB raw) took index.cjs to
-// 530 KiB raw and 156.2 KiB gzip: the budgets were then 540 KiB raw and 160 KiB gzip. The size band and the
-// histogram bound took index.cjs to 541 KiB raw (159.5 KiB gzip), most of the TypeScript in it comments: the
-// published JavaScript is now compiled without them (the declarations keep theirs), 460 KiB raw and 127.7 KiB gzip,
-// and the budgets are 500 KiB raw and 140 KiB gzip, below what a second copy of a build would add.
+// Each budget is the size when the lean package landed plus about 15 % headroom: a mistake such as embedding the
+// WebAssembly in an entry again, the CLI bundling its own copy of the library or internal types leaking into the
+// declarations shows up at once. Earlier budgets and the sizes behind them are in bench/HISTORY.md.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -31,17 +12,20 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  // 510 KiB raw with the Deduplicator (incremental runs) and the keep rule: 540 KiB.
-  'dist/index.mjs': { raw: 540 * KB, gzip: 140 * KB },
-  'dist/index.cjs': { raw: 540 * KB, gzip: 140 * KB },
-  // 52 KiB with the ClickHouse commands (sql, dedup --clickhouse), which import ./clickhouse.mjs rather than a copy;
-  // 65 KiB with the deduplicated corpus (--output, --removed) and compressed inputs.
-  'dist/cli.mjs': { raw: 96 * KB, gzip: 28 * KB },
-  // simhash-wasm/clickhouse: 43 KiB raw / 13 KiB gzip when it landed; no WASM, the client is the user's.
-  'dist/clickhouse.mjs': { raw: 64 * KB, gzip: 18 * KB },
-  'dist/clickhouse.cjs': { raw: 64 * KB, gzip: 18 * KB },
-  'dist/simhash.simd.wasm': { raw: 160 * KB, gzip: 28 * KB },
-  'dist/simhash.scalar.wasm': { raw: 160 * KB, gzip: 28 * KB },
+  // The library without its WebAssembly (187 KiB raw, 55 KiB gzip when the lean package landed).
+  'dist/index.mjs': { raw: 216 * KB, gzip: 64 * KB },
+  'dist/index.cjs': { raw: 216 * KB, gzip: 64 * KB },
+  // Both builds, gzip then base64 (72 KiB), once for both entries.
+  'dist/wasm.mjs': { raw: 84 * KB, gzip: 64 * KB },
+  'dist/index.d.cts': { raw: 52 * KB, gzip: 16 * KB },
+  // The CLI imports ./index.mjs and ./clickhouse.mjs rather than copies (67 KiB).
+  'dist/cli.mjs': { raw: 78 * KB, gzip: 26 * KB },
+  // simhash-wasm/clickhouse: no WebAssembly, and the client is the user's (28 KiB).
+  'dist/clickhouse.mjs': { raw: 34 * KB, gzip: 11 * KB },
+  'dist/clickhouse.cjs': { raw: 34 * KB, gzip: 11 * KB },
+  'dist/clickhouse.d.cts': { raw: 14 * KB, gzip: 5 * KB },
+  // The first 1.2 MB of data/sample/licenses.jsonl (scripts/pack-sample.mjs), 194 KiB.
+  'dist/sample/licenses.jsonl.gz': { raw: 224 * KB, gzip: 224 * KB },
 };
 
 const reportOnly = process.argv.includes('--report');

@@ -68,7 +68,7 @@ Dedup:
   --all-pairs          with --pairs: every verified pair (at most 10^7)
   --all                also print documents without near-duplicates (clusters of one)
   --summary            print a readable summary (counts, largest clusters, time) instead
-  --sample             run on the bundled sample (2,662 license and copyright texts, shipped in the package)
+  --sample             run on the bundled sample (license and copyright texts, shipped in the package)
                        and print a summary
   --clickhouse URLS    join on a ClickHouse cluster (one HTTP URL per shard, comma-separated, as
                        scripts/clickhouse-cluster.sh urls prints them; needs @clickhouse/client and

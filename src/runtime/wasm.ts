@@ -1,6 +1,9 @@
-// Loads the WebAssembly module once: picks the SIMD build where the engine validates it, else the scalar one,
+// Loads the WebAssembly module once: picks the SIMD build where the engine validates SIMD, else the scalar one,
 // compiles it from the embedded bytes and owns its heap. Everything else asks `wasm()` for the instance.
-import { SCALAR_WASM, SIMD_WASM } from './wasm-binary.js';
+//
+// The bytes live in their own module (wasm-binary, gzip then base64), imported only here and only when init()
+// compiles: the package ships it once as dist/wasm.mjs, shared by its ESM and CJS entries, and pool workers, which
+// receive the compiled module, never load it.
 import { Heap } from './heap.js';
 
 /** The exports the loader uses; each part of the library declares the kernels it calls in its own file. */
@@ -29,16 +32,62 @@ let runtime: Runtime | undefined;
 let loading: Promise<Runtime> | undefined;
 let loadingBuild: Build | undefined;
 
+interface Base64Decoders {
+  Uint8Array: { fromBase64?(text: string): Uint8Array<ArrayBuffer> };
+  Buffer?: { from(text: string, encoding: 'base64'): Uint8Array<ArrayBuffer> };
+}
+
+/** Native decoders where there are (Uint8Array.fromBase64, Node's Buffer), else atob. */
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const native = globalThis as unknown as Base64Decoders;
+  if (native.Uint8Array.fromBase64) return native.Uint8Array.fromBase64(text);
+  if (native.Buffer) return native.Buffer.from(text, 'base64');
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
 }
 
-/** Whether this engine validates the SIMD build (WebAssembly fixed-width SIMD). */
+interface NodeZlib {
+  gunzipSync(data: Uint8Array): Uint8Array<ArrayBuffer>;
+}
+
+/** node:zlib where this is Node (Bun and Deno have it too): its gunzip is immediate. */
+async function nodeZlib(): Promise<NodeZlib | undefined> {
+  const proc = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?(id: string): unknown } })
+    .process;
+  if (typeof proc?.versions?.node !== 'string') return undefined;
+  return (proc.getBuiltinModule?.('node:zlib') as NodeZlib | undefined) ?? ((await import('node:zlib')) as NodeZlib);
+}
+
+/**
+ * The embedded build's bytes: base64 of gzip. Node's zlib inflates them in well under a millisecond, where its
+ * DecompressionStream took 25-45 ms the first time (it loads the web streams); browsers use DecompressionStream.
+ */
+async function moduleBytes(build: Build): Promise<Uint8Array<ArrayBuffer>> {
+  const { SCALAR_WASM_GZ, SIMD_WASM_GZ } = await import('./wasm-binary.js');
+  const gz = decodeBase64(build === 'simd' ? SIMD_WASM_GZ : SCALAR_WASM_GZ);
+  const zlib = await nodeZlib();
+  if (zlib) return zlib.gunzipSync(gz);
+  const inflated = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
+}
+
+/**
+ * The smallest module that uses fixed-width SIMD (a function returning i8x16.popcnt(i8x16.splat(0)), the probe of
+ * wasm-feature-detect): engines validate SIMD as a whole proposal, so this answers for the SIMD build without
+ * decoding it. Should an engine accept the probe yet reject the build, init() falls back to scalar (see load).
+ */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+let simd: boolean | undefined;
+
+/** Whether this engine supports WebAssembly fixed-width SIMD, which the SIMD build needs. */
 export function simdSupported(): boolean {
-  return WebAssembly.validate(decodeBase64(SIMD_WASM));
+  simd ??= WebAssembly.validate(SIMD_PROBE);
+  return simd;
 }
 
 function chooseBuild(options: InitOptions | undefined): Build {
@@ -53,8 +102,21 @@ function chooseBuild(options: InitOptions | undefined): Build {
   return build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
 }
 
-async function load(build: Build, compiled?: WebAssembly.Module): Promise<Runtime> {
-  const module = compiled ?? (await WebAssembly.compile(decodeBase64(build === 'simd' ? SIMD_WASM : SCALAR_WASM)));
+async function compile(build: Build): Promise<WebAssembly.Module> {
+  return WebAssembly.compile(await moduleBytes(build));
+}
+
+async function load(build: Build, compiled?: WebAssembly.Module, auto = false): Promise<Runtime> {
+  let module = compiled;
+  if (module === undefined) {
+    try {
+      module = await compile(build);
+    } catch (error) {
+      if (!(auto && build === 'simd' && error instanceof WebAssembly.CompileError)) throw error;
+      build = 'scalar';
+      module = await compile(build);
+    }
+  }
   const instance = await WebAssembly.instantiate(module, {});
   const kernels = instance.exports as unknown as Kernels;
   kernels.setup();
@@ -87,7 +149,7 @@ async function initWith(build: Build, asked: InitOptions['build'], module?: WebA
     if (runtime) return;
   } else {
     loadingBuild = build;
-    loading = load(build, module);
+    loading = load(build, module, asked === undefined || asked === 'auto');
   }
   try {
     runtime = await loading!;

@@ -9,15 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 
-const DIST = [
-  'index.mjs',
-  'index.cjs',
-  'index.d.ts',
-  'index.d.cts',
-  'cli.mjs',
-  'simhash.simd.wasm',
-  'simhash.scalar.wasm',
-];
+const DIST = ['index.mjs', 'index.cjs', 'index.d.cts', 'wasm.mjs', 'cli.mjs', 'sample/licenses.jsonl.gz'];
 const DIST_SOURCES = [
   'src',
   'assembly',
@@ -26,6 +18,7 @@ const DIST_SOURCES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'scripts/build-wasm.mjs',
+  'scripts/pack-sample.mjs',
 ];
 // Rewritten (same bytes, new mtime) by every `npm test`; it is generated from assembly/, which is checked.
 const GENERATED = path.join(root, 'src/runtime/wasm-binary.ts');

@@ -1,6 +1,7 @@
 // Smoke tests of the published package: `npm pack` the built dist/, install the tarball into a fresh project
 // (offline: the package has no runtime dependencies) and use it the way users do: `import`, `require`, the
-// TypeScript declarations under "moduleResolution": "NodeNext", the raw .wasm exports and the CLI binary.
+// TypeScript declarations under NodeNext, Node16 and bundler resolution, and the CLI binary; and hold the package
+// to its budget (1 MB unpacked, the WebAssembly once).
 // Runs once (in the simd project) unless SIMHASH_E2E=0 (test/e2e/gate.ts); builds dist/ first when it is missing or
 // older than the sources (test/e2e/build.ts).
 import { execFile } from 'node:child_process';
@@ -8,14 +9,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simhashMany, toHex } from '../../src/index.js';
 import { dedup } from '../../src/dedup/dedup.js';
-import { SCALAR_WASM, SIMD_WASM } from '../../src/runtime/wasm-binary.js';
 import { ensureBuilt } from './build.js';
 import { distGate, ONCE } from './gate.js';
 
 const run = promisify(execFile);
+/** The package's budget, unpacked as `npm pack` counts it (issue 41: ≤ 1 MB). */
+const UNPACKED_BUDGET = 1_000_000;
 const root = path.resolve(import.meta.dirname, '../..');
 const gate = distGate();
 const title = !gate.run
@@ -80,17 +83,23 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
   let work: string;
   let consumer: string;
   let packedFiles: string[];
+  let unpackedSize: number;
 
   beforeAll(async () => {
     await ensureBuilt();
-    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts']) {
+    for (const file of ['dist/index.mjs', 'dist/index.cjs', 'dist/index.d.cts', 'dist/wasm.mjs']) {
       if (!fs.existsSync(path.join(root, file))) throw new Error(`${file} is missing after npm run build`);
     }
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-dist-'));
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
-    const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const info = JSON.parse(packed.stdout) as Array<{
+      filename: string;
+      unpackedSize: number;
+      files: Array<{ path: string }>;
+    }>;
     const tarball = path.join(work, info[0]!.filename);
     packedFiles = info[0]!.files.map((f) => f.path);
+    unpackedSize = info[0]!.unpackedSize;
     consumer = path.join(work, 'consumer');
     fs.mkdirSync(consumer);
     fs.writeFileSync(
@@ -111,27 +120,45 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs only dist/ (plus package.json and docs), with both entries, declarations and the raw .wasm', () => {
-    for (const file of [
-      'package.json',
-      'dist/index.mjs',
-      'dist/index.cjs',
-      'dist/index.d.ts',
-      'dist/index.d.cts',
-      'dist/types/index.d.ts',
-      'dist/types-cjs/index.d.ts',
-      'dist/types-cjs/package.json',
-      'dist/simhash.simd.wasm',
-      'dist/simhash.scalar.wasm',
-    ]) {
-      expect(packedFiles).toContain(file);
-    }
-    const outside = packedFiles.filter(
-      (f) => !f.startsWith('dist/') && !/^(package\.json|README(\.md)?|LICENSE(\.md)?)$/i.test(f),
+  it('packs only dist/ (plus package.json and docs): both entries, one declaration file each, the WASM once', () => {
+    expect(packedFiles.sort()).toEqual(
+      [
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/cli.mjs',
+        'dist/clickhouse.cjs',
+        'dist/clickhouse.d.cts',
+        'dist/clickhouse.mjs',
+        'dist/index.cjs',
+        'dist/index.d.cts',
+        'dist/index.mjs',
+        'dist/sample/licenses.jsonl.gz',
+        'dist/wasm.mjs',
+      ]
+        .filter((f) => f !== 'LICENSE' || fs.existsSync(path.join(root, f)))
+        .sort(),
     );
-    expect(outside).toEqual([]);
-    // The embedded base64 must not leak into the declarations (160 KB of literal types).
-    expect(packedFiles.some((f) => f.includes('wasm-binary'))).toBe(false);
+    expect(unpackedSize).toBeLessThanOrEqual(UNPACKED_BUDGET);
+  });
+
+  it('embeds each WebAssembly build once, in wasm.mjs, which both entries import', async () => {
+    const installed = path.join(consumer, 'node_modules/simhash-wasm/dist');
+    const { SIMD_WASM_GZ, SCALAR_WASM_GZ } = (await import(path.join(installed, 'wasm.mjs'))) as Record<string, string>;
+    for (const [build, gz] of [
+      ['simd', SIMD_WASM_GZ],
+      ['scalar', SCALAR_WASM_GZ],
+    ] as const) {
+      // The compiler's own output (scripts/build-wasm.mjs), byte for byte.
+      const compiled = fs.readFileSync(path.join(root, `build/simhash.${build}.wasm`));
+      expect(zlib.gunzipSync(Buffer.from(gz!, 'base64')).equals(compiled), build).toBe(true);
+    }
+    for (const entry of ['index.mjs', 'index.cjs', 'cli.mjs']) {
+      const code = fs.readFileSync(path.join(installed, entry), 'utf8');
+      expect(code.includes(SIMD_WASM_GZ!.slice(0, 64)), entry).toBe(false);
+      expect(code.includes(SCALAR_WASM_GZ!.slice(0, 64)), entry).toBe(false);
+      if (entry !== 'cli.mjs') expect(code, entry).toMatch(/import\(["']\.\/wasm\.mjs["']\)/);
+    }
   });
 
   for (const [kind, script] of [
@@ -174,30 +201,9 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(JSON.parse(cjs.stdout).exports).toEqual(JSON.parse(esm.stdout).exports);
   });
 
-  it('ships the raw .wasm modules through the exports map, identical to the embedded ones', async () => {
-    const embedded = { simd: Buffer.from(SIMD_WASM, 'base64'), scalar: Buffer.from(SCALAR_WASM, 'base64') };
-    const script = `
-      import fs from 'node:fs';
-      import { fileURLToPath } from 'node:url';
-      const out = {};
-      for (const build of ['simd', 'scalar']) {
-        const bytes = fs.readFileSync(fileURLToPath(import.meta.resolve('simhash-wasm/simhash.' + build + '.wasm')));
-        const module = await WebAssembly.compile(bytes);
-        out[build] = { base64: bytes.toString('base64'), exports: WebAssembly.Module.exports(module).map((e) => e.name).sort() };
-      }
-      console.log(JSON.stringify(out));`;
-    fs.writeFileSync(path.join(consumer, 'raw.mjs'), script);
-    const { stdout } = await run(process.execPath, ['raw.mjs'], { cwd: consumer });
-    const out = JSON.parse(stdout) as Record<string, { base64: string; exports: string[] }>;
-    for (const build of ['simd', 'scalar'] as const) {
-      expect(out[build]!.base64 === embedded[build].toString('base64')).toBe(true);
-      expect(out[build]!.exports).toContain('fingerprintTexts');
-      expect(out[build]!.exports).toContain('memory');
-    }
-  });
-
-  it('type-checks for import and for require under moduleResolution NodeNext', async () => {
-    const use = `
+  for (const resolution of ['NodeNext', 'Node16', 'Bundler'] as const) {
+    it(`type-checks under moduleResolution ${resolution}, for import${resolution === 'Bundler' ? '' : ' and require'}, from one declaration file`, async () => {
+      const use = `
       export async function main(): Promise<string> {
         await lib.init({ build: 'auto' });
         const fps: BigUint64Array = lib.simhashMany(['a b c', 'a b d']);
@@ -206,45 +212,48 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
         lib.simhash('x', { bits: 65 });
         return lib.toHex(fps[0]!) + d;
       }`;
-    fs.writeFileSync(path.join(consumer, 'use-import.mts'), `import * as lib from 'simhash-wasm';\n${use}\n`);
-    fs.writeFileSync(path.join(consumer, 'use-require.cts'), `import lib = require('simhash-wasm');\n${use}\n`);
-    fs.writeFileSync(
-      path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          target: 'ES2022',
-          lib: ['ES2022', 'DOM'],
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          noEmit: true,
-          skipLibCheck: false, // check the package's own .d.ts files...
-          skipDefaultLibCheck: true, // ...but not TypeScript's lib files
-          types: [],
-        },
-        files: ['use-import.mts', 'use-require.cts'],
-      }),
-    );
-    const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-    const { stdout, stderr, code } = await run(process.execPath, [tsc, '-p', 'tsconfig.json', '--traceResolution'], {
-      cwd: consumer,
-      maxBuffer: 64 * 1024 * 1024,
-    }).then(
-      (done) => ({ ...done, code: 0 }),
-      (error: { stdout?: string; stderr?: string; code?: number | string }) => ({
-        stdout: error.stdout ?? '',
-        stderr: error.stderr ?? '',
-        code: error.code,
-      }),
-    );
-    expect(stdout.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([]);
-    // A crash or a configuration tsc rejects prints no "error TS" line on stdout: the exit code says it.
-    expect(code, `tsc exited with ${code}: ${stderr.slice(0, 2000)}`).toBe(0);
-    // Each entry point resolves to the declarations of its own module system.
-    expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.ts'/);
-    expect(stdout).toMatch(/'simhash-wasm' was successfully resolved to '[^']*simhash-wasm\/dist\/index\.d\.cts'/);
-  });
+      fs.writeFileSync(path.join(consumer, 'use-import.mts'), `import * as lib from 'simhash-wasm';\n${use}\n`);
+      fs.writeFileSync(path.join(consumer, 'use-require.cts'), `import lib = require('simhash-wasm');\n${use}\n`);
+      const config = `tsconfig.${resolution}.json`;
+      fs.writeFileSync(
+        path.join(consumer, config),
+        JSON.stringify({
+          compilerOptions: {
+            module: resolution === 'Bundler' ? 'ESNext' : resolution,
+            moduleResolution: resolution,
+            target: 'ES2022',
+            lib: ['ES2022', 'DOM'],
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            noEmit: true,
+            skipLibCheck: false, // check the package's own .d.ts files...
+            skipDefaultLibCheck: true, // ...but not TypeScript's lib files
+            types: [],
+          },
+          files: resolution === 'Bundler' ? ['use-import.mts'] : ['use-import.mts', 'use-require.cts'],
+        }),
+      );
+      const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+      const { stdout, stderr, code } = await run(process.execPath, [tsc, '-p', config, '--traceResolution'], {
+        cwd: consumer,
+        maxBuffer: 64 * 1024 * 1024,
+      }).then(
+        (done) => ({ ...done, code: 0 }),
+        (error: { stdout?: string; stderr?: string; code?: number | string }) => ({
+          stdout: error.stdout ?? '',
+          stderr: error.stderr ?? '',
+          code: error.code,
+        }),
+      );
+      expect(stdout.split('\n').filter((line) => /error TS\d+/.test(line))).toEqual([]);
+      // A crash or a configuration tsc rejects prints no "error TS" line on stdout: the exit code says it.
+      expect(code, `tsc exited with ${code}: ${stderr.slice(0, 2000)}`).toBe(0);
+      // import and require both resolve to the one declaration file.
+      const resolved = [...stdout.matchAll(/'simhash-wasm' was successfully resolved to '([^']*)'/g)].map((m) => m[1]);
+      expect(resolved.length).toBeGreaterThan(0);
+      for (const file of resolved) expect(file).toMatch(/simhash-wasm\/dist\/index\.d\.cts$/);
+    });
+  }
 
   it('installs the simhash-wasm binary, which shares the library and hashes like it', async () => {
     const bin = path.join(consumer, 'node_modules/.bin/simhash-wasm');
@@ -253,7 +262,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(help.stdout).toContain('Usage: simhash-wasm');
     // One copy of the library in the package: the CLI imports ./index.mjs instead of bundling its own.
     const cli = fs.readFileSync(path.join(consumer, 'node_modules/simhash-wasm/dist/cli.mjs'), 'utf8');
-    expect(cli).toMatch(/from '\.\/index\.mjs'/);
+    expect(cli).toMatch(/from\s*["']\.\/index\.mjs["']/);
     expect(cli.length).toBeLessThan(100_000);
     fs.writeFileSync(path.join(consumer, 'doc.txt'), TEXTS[2]!);
     const hashed = await run(bin, ['hash', 'doc.txt'], { cwd: consumer });
@@ -266,8 +275,20 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect((await run(bin, ['--version'], { cwd: consumer })).stdout).toBe(`${version}\n`);
     expect(packedFiles).toContain('dist/sample/licenses.jsonl.gz');
     const sample = await run(bin, ['dedup', '--sample'], { cwd: consumer });
+    // The packed sample is the whole lines of data/sample/licenses.jsonl within its first 1.2 MB.
+    const lines = fs.readFileSync(path.join(root, 'data/sample/licenses.jsonl'), 'utf8').split('\n');
+    let bytes = 0;
+    let documents = 0;
+    for (const line of lines) {
+      const next = bytes + Buffer.byteLength(line) + 1;
+      if (next > 1_200_000 || line === '') break;
+      bytes = next;
+      documents++;
+    }
     expect(sample.stdout).toMatch(
-      /^2662 documents \(3\.2 MB\) from .*node_modules\/simhash-wasm\/dist\/sample\/licenses\.jsonl\.gz/,
+      new RegExp(
+        `^${documents} documents \\(1\\.2 MB\\) from .*node_modules/simhash-wasm/dist/sample/licenses\\.jsonl\\.gz`,
+      ),
     );
     expect(sample.stdout).toMatch(/clusters of 2 or more/);
   });
