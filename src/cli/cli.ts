@@ -24,18 +24,16 @@ import { Deduplicator } from '../dedup/deduplicator.js';
 import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, escapeName, ms, snippet, write } from './output.js';
 import { Progress } from './progress.js';
-import { InputError, Reporter } from './report.js';
+import { InputError, NAME, Reporter, UsageError } from './report.js';
 import {
   choice,
   DEDUP_OPTIONS,
   HELP,
   hashOptions,
   intOption,
-  NAME,
   OPTIONS,
   readOptions,
   threadsOption,
-  UsageError,
   type Values,
 } from './usage.js';
 

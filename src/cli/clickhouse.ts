@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import type { ClusterPairs } from '../clickhouse/index.js';
 import { write } from './output.js';
-import { HELP, NAME, UsageError, choice, intOption } from './usage.js';
+import { NAME, UsageError } from './report.js';
+import { HELP, choice, intOption } from './usage.js';
 
 const SQL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },

@@ -12,11 +12,10 @@ import { MAX_DOCUMENT_BYTES } from '../dedup/stream-hash.js';
 import type { Locators, StreamDocument } from '../dedup/stream.js';
 import { escapeName } from './output.js';
 import type { Progress } from './progress.js';
-import { InputError, type Reporter } from './report.js';
+import { InputError, type Reporter, UsageError } from './report.js';
 import { type Source, listSources } from './sources.js';
 import { corruptMessage, decompressed } from './compression.js';
 import { type ParquetTable, isParquetFile, openParquet, readRows } from './parquet.js';
-import { UsageError } from './usage.js';
 
 export interface ReadOptions {
   jsonl: boolean;

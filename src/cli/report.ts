@@ -4,9 +4,16 @@
 // (a file reached by two paths) changes nothing asked for. Each message is counted under its reason, and once the
 // inputs are read, `summary()` says how many of each there were. --quiet keeps all of them off stderr: only errors
 // that stop the run are printed.
-import { NAME } from './usage.js';
+//
+// Here too are what every message begins with, the command's name, and the two errors that stop a run, which cli.ts
+// turns into exit codes: InputError (1) and UsageError (2: a bad argument, from usage.ts, or inputs that cannot go
+// together, from inputs.ts). This file imports nothing of the command line's, so every part of it can use them.
+
+export const NAME = 'simhash-wasm';
 
 export class InputError extends Error {}
+
+export class UsageError extends Error {}
 
 export class Reporter {
   skipped = 0;

@@ -1,13 +1,10 @@
 // The command line's arguments: the help texts, the option specs for node:util parseArgs, and the parsers that
-// turn option values into library options. A bad argument is a UsageError (exit code 2).
+// turn option values into library options. A bad argument is a UsageError (report.ts; exit code 2).
 import type { Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import type { ReadOptions } from './inputs.js';
 import { MAX_THREADS } from '../dedup/stream-hash.js';
-
-export const NAME = 'simhash-wasm';
-
-export class UsageError extends Error {}
+import { NAME, UsageError } from './report.js';
 
 const INPUT_HELP = `Inputs:
   FILE ...             files to read; a directory is read recursively (files in name order; FIFOs,

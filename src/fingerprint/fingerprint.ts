@@ -8,7 +8,8 @@ import { type PackedTexts, packTexts, transferOf, unpackTexts } from '../runtime
 import { type WithSpare, keepSpare } from '../runtime/spare-buffers.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
-import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits, resolveOptions } from './options.js';
+import { type Bits, type Feature, type Plan, type SimHashOptions, checkBits } from './options.js';
+import { resolveOptions } from './plan.js';
 import type { FeatureDoc, KernelOutput, PresetDefinition } from './presets/preset.js';
 import { PRESETS } from './presets/presets.js';
 import { jsFeatures } from './tokenize.js';

@@ -1,4 +1,4 @@
-// The presets by name: the one place that knows them all. options.ts validates a name against this table and
+// The presets by name: the one place that knows them all. plan.ts validates a name against this table and
 // a hasher takes its definition from it once.
 import type { Preset } from '../options.js';
 import { defaultPreset, specV1Preset } from './default.js';
