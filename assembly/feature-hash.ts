@@ -1,4 +1,4 @@
-// The default spec's feature and shingle hashes, for both of its versions (README, "Fingerprint spec").
+// The default spec's feature and shingle hashes, for both of its versions (docs/spec.md).
 //
 // simhash-wasm/2 (the default): a feature of up to 16 bytes (nearly every word) is packed into one or two 64-bit
 // words and finished by the SplitMix64 finalizer; longer features are XXH3-64. A shingle of w word hashes is the

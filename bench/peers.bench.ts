@@ -124,7 +124,7 @@ export async function run(): Promise<BenchRow[]> {
   let skipped: string | undefined;
   const absent = 'seomoz: not built (last row)';
   if (!fs.existsSync(seomozBin)) {
-    skipped = `seomoz simhash-cpp skipped: ${seomozBin} is not built (scripts/build-peers.sh <git repository of seomoz/simhash-cpp>; README "Benchmarks")`;
+    skipped = `seomoz simhash-cpp skipped: ${seomozBin} is not built (scripts/build-peers.sh <git repository of seomoz/simhash-cpp>; docs/benchmarks.md)`;
     console.error(skipped);
   } else {
     seomoz = runSeomoz(corpus.docsFile, corpus.groupsFile, [r.k, 3]);

@@ -1,9 +1,12 @@
-// `npm run bench`: runs every benchmark and prints one markdown table per topic (paste into the README).
+// `npm run bench`: runs every benchmark and prints one markdown table per topic. `npm run bench -- peers --markdown`
+// (any topics, or none for all) prints instead the one generated table of the README and docs/benchmarks.md: a
+// machine line and every row, between markers; save it and run scripts/update-bench-table.mjs to paste it.
 // The fingerprint benchmark also runs in a child process on the scalar build, so SIMD and scalar are compared.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import type { BenchRow } from './bench-row.js';
+import { machineLine, markdownBlock } from './markdown.js';
 
 const topics = [
   'fingerprint',
@@ -16,7 +19,11 @@ const topics = [
   'peers',
   'clickhouse',
 ];
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const markdown = args.includes('--markdown');
+const only = args.filter((a) => a !== '--markdown');
+for (const a of only)
+  if (!topics.includes(a)) throw new Error(`unknown topic ${a}; the topics are ${topics.join(', ')}`);
 
 function table(title: string, rows: BenchRow[]): string {
   const lines = [`### ${title}`, '', '| benchmark | result | vs baseline | vs peer / other |', '|---|---|---|---|'];
@@ -24,9 +31,13 @@ function table(title: string, rows: BenchRow[]): string {
   return lines.join('\n');
 }
 
-console.log(
-  `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}\n`,
-);
+const cpu = os.cpus()[0]?.model.trim() ?? 'unknown CPU';
+const memoryGiB = Math.round(os.totalmem() / 2 ** 30);
+if (!markdown)
+  console.log(
+    `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; ${new Date().toISOString().slice(0, 10)}\n`,
+  );
+const results: { topic: string; rows: BenchRow[] }[] = [];
 for (const topic of topics) {
   if (only.length && !only.includes(topic)) continue;
   const file = new URL(`./${topic}.bench.ts`, import.meta.url);
@@ -40,5 +51,15 @@ for (const topic of topics) {
     });
     rows = rows.concat(JSON.parse(out) as BenchRow[]);
   }
-  console.log(table(topic, rows) + '\n');
+  if (markdown) results.push({ topic, rows });
+  else console.log(table(topic, rows) + '\n');
+}
+if (markdown) {
+  const { SPEC_ID } = await import('../src/index.js');
+  const command = `npm run bench -- ${[...only, '--markdown'].join(' ')}`;
+  const machine = machineLine(
+    { cpu, cores: os.cpus().length, memoryGiB, node: process.version, spec: SPEC_ID },
+    command,
+  );
+  console.log(markdownBlock(machine, results));
 }

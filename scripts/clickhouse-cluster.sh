@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A local ClickHouse cluster for the tests, CI, the bench and the README's quick start (src/clickhouse/).
+# A local ClickHouse cluster for the tests, CI, the bench and docs/scaling-out.md's quick start (src/clickhouse/).
 #   start N    installs Debian's clickhouse-server and clickhouse-client when missing, then starts shards 1..N
 #              (a shard already running stays as it is) and waits until each answers
 #   stop [I]   stops every shard, or shard I alone, by the pid in its pid file

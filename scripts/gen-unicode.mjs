@@ -1,5 +1,5 @@
 // Generates assembly/unicode-data.ts: the character classes and simple case folding used by the
-// in-WASM word tokenizer. Run with the Node whose Unicode version the spec names (see README).
+// in-WASM word tokenizer. Run with the Node whose Unicode version the spec names (see docs/spec.md).
 // Two-level tables: a block index per 256 code points, then deduplicated blocks.
 import fs from 'node:fs';
 

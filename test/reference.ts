@@ -1,6 +1,6 @@
-// A plain TypeScript reference of the default fingerprint spec (README, "Fingerprint spec") in both versions,
+// A plain TypeScript reference of the default fingerprint spec (docs/spec.md) in both versions,
 // written for clarity, not speed: the WebAssembly kernels are checked against it. XXH3 comes from hash-wasm, an
-// independent implementation; spec 2's short-input hash and shingle hash are written out here from the README's
+// independent implementation; spec 2's short-input hash and shingle hash are written out here from docs/spec.md's
 // formulas, in BigInt arithmetic.
 import { createXXHash3, type IHasher } from 'hash-wasm';
 import { decodeUtf8ToString } from './utf8.js';

@@ -1,6 +1,6 @@
-// A plain parser of the Unicode Character Database text files, and what the default spec (README, "Fingerprint
-// spec") says each code point's class and case folding are, derived from them. Independent of V8's regular
-// expressions and case mapping, which scripts/gen-unicode.mjs uses to build the WebAssembly tables.
+// A plain parser of the Unicode Character Database text files, and what the default spec (docs/spec.md) says each
+// code point's class and case folding are, derived from them. Independent of V8's regular expressions and case
+// mapping, which scripts/gen-unicode.mjs uses to build the WebAssembly tables.
 //
 // The files are Unicode 15.0.0's as Debian's package unicode-data 15.0.0-1 installs them, kept gzipped in
 // test/vectors/ucd/ (see SOURCES.md there) so that the tests need nothing installed; each is checked against its

@@ -34,7 +34,7 @@ Fingerprints:
   --width N            words per shingle (default 3) or characters per n-gram (default 4)
   --preset NAME        default (this library's spec, now simhash-wasm/2), simhash-wasm/1 (the spec before
                        it, for stored fingerprints), java or python-simhash (bit-exact with those
-                       implementations; see the README's Presets)`;
+                       implementations; see docs/spec.md)`;
 
 export const HELP: Record<string, string> = {
   main: `Usage: ${NAME} <command> [options] [inputs]

@@ -294,7 +294,7 @@ describe('plot', () => {
   });
 });
 
-// Regression guard on the shipped corpora: loose floors, far below the measured figures (see the README), so a
+// Regression guard on the shipped corpora: loose floors, far below the measured figures (see docs/quality.md), so a
 // hash or tokenizer change passes but a broken kernel, ground truth or verifier does not.
 describe('evaluation numbers on the shipped corpora', () => {
   it('ground truth of the shipped corpora', () => {

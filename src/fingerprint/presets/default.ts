@@ -1,4 +1,4 @@
-// The default preset: this library's versioned spec (SPEC_ID, README "Fingerprint spec"). Texts are tokenized,
+// The default preset: this library's versioned spec (SPEC_ID, docs/spec.md). Texts are tokenized,
 // hashed (assembly/feature-hash.ts) and reduced inside WebAssembly by assembly/fingerprint.ts. The same kernels
 // with the first version's hashes are the preset 'simhash-wasm/1', so fingerprints stored under it keep working.
 // Its feature-list rules and batch layout are reused by the java preset, which differs only in its kernels.
