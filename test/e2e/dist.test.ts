@@ -79,6 +79,19 @@ function expectedFingerprints(): string[][] {
   });
 }
 
+/** A documentation file's ```sh blocks, each with the ```text block right after it (the output it shows), if any. */
+function shellExamples(file: string): Array<{ script: string; shown?: string }> {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  const blocks = [...text.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1], body: m[2]! }));
+  const out: Array<{ script: string; shown?: string }> = [];
+  blocks.forEach((block, i) => {
+    if (block.lang !== 'sh') return;
+    const next = blocks[i + 1];
+    out.push({ script: block.body, shown: next?.lang === 'text' ? next.body : undefined });
+  });
+  return out;
+}
+
 describe.skipIf(!gate.run || !ONCE)(title, () => {
   let work: string;
   let consumer: string;
@@ -292,4 +305,37 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     );
     expect(sample.stdout).toMatch(/clusters of 2 or more/);
   });
+
+  // The README's and the CLI guide's runnable examples (```sh), as a user runs them after installing the package:
+  // each in a fresh folder, every command must succeed, and the output a README block shows must be what it prints.
+  for (const file of ['README.md', 'docs/cli.md']) {
+    for (const [i, example] of shellExamples(file).entries()) {
+      it(`${file}: shell example ${i + 1} runs against the installed package`, async () => {
+        const dir = fs.mkdtempSync(path.join(work, 'example-'));
+        fs.symlinkSync(path.join(consumer, 'node_modules'), path.join(dir, 'node_modules'));
+        fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}');
+        const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', example.script], {
+          cwd: dir,
+          env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        if (example.shown !== undefined) {
+          // A shown line with … stands for a longer one: its text up to the … must start a printed line. Shown lines
+          // may come from either stream (the CLI's closing count goes to stderr).
+          const printed = `${stdout}\n${stderr}`.split('\n');
+          for (const line of example.shown.split('\n').filter((l) => l.trim() !== '')) {
+            const [head, tail] = line.split('…', 2) as [string, string | undefined];
+            const found =
+              tail === undefined
+                ? printed.includes(line)
+                : printed.some((p) => p.startsWith(head) || (head.trim() === '' && p.includes(tail.trim())));
+            expect(
+              found,
+              `${file} shows a line the command does not print:\n${line}\n--- printed:\n${stdout}\n${stderr}`,
+            ).toBe(true);
+          }
+        }
+      }, 120_000);
+    }
+  }
 });
