@@ -1,6 +1,6 @@
 // The command line's arguments: the help texts, the option specs for node:util parseArgs, and the parsers that
 // turn option values into library options. A bad argument is a UsageError (report.ts; exit code 2).
-import type { Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
+import type { Normalization, Preset, SimHashOptions, TokenizerName } from '../fingerprint/options.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
 import type { ReadOptions } from './inputs.js';
 import { MAX_THREADS } from '../dedup/stream-hash.js';
@@ -34,7 +34,9 @@ Fingerprints:
   --width N            words per shingle (default 3) or characters per n-gram (default 4)
   --preset NAME        default (this library's spec, now simhash-wasm/2), simhash-wasm/1 (the spec before
                        it, for stored fingerprints), java or python-simhash (bit-exact with those
-                       implementations; see docs/spec.md)`;
+                       implementations; see docs/spec.md)
+  --normalize FORM     Unicode normalization before tokenizing: NFC, NFD, NFKC, NFKD or none (default none)
+  --locale TAG         locale of the segmenter tokenizer (a BCP 47 tag such as ja; default the runtime's)`;
 
 export const HELP: Record<string, string> = {
   main: `Usage: ${NAME} <command> [options] [inputs]
@@ -138,6 +140,8 @@ export const OPTIONS = {
   tokenizer: { type: 'string' },
   width: { type: 'string' },
   preset: { type: 'string' },
+  normalize: { type: 'string' },
+  locale: { type: 'string' },
   format: { type: 'string' },
 } as const;
 
@@ -205,6 +209,11 @@ export function hashOptions(v: Values, widths?: 'hash'): SimHashOptions & { bits
     );
   if (v.preset !== undefined) o.preset = v.preset as Preset;
   if (v.width !== undefined) o.width = intOption(v.width as string, 'width', 3, 1, 64);
+  if (v.normalize !== undefined) {
+    const form = choice(v.normalize as string, 'normalize', ['NFC', 'NFD', 'NFKC', 'NFKD', 'none'], 'none');
+    o.normalize = form === 'none' ? false : (form as Normalization);
+  }
+  if (v.locale !== undefined) o.locale = v.locale as string;
   // The library knows the presets and what each allows: ask it now, before any input is read.
   try {
     createSimHasher(o);

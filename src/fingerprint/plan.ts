@@ -60,6 +60,12 @@ export function resolveOptions(options: SimHashOptions | undefined): Plan {
   if (locale !== undefined) {
     if (typeof locale !== 'string') throw new TypeError(`locale must be a string, got ${show(locale)}`);
     if (tokenizer !== 'segmenter') throw new TypeError(`locale applies to the 'segmenter' tokenizer only`);
+    // Intl throws a bare "Incorrect locale information provided" at the first text; say which value, and now.
+    try {
+      Intl.getCanonicalLocales(locale);
+    } catch {
+      throw new RangeError(`locale must be a BCP 47 language tag such as 'ja' or 'zh-Hant', got ${show(locale)}`);
+    }
   }
   if (
     (tokenizer === 'segmenter' && typeof Intl === 'undefined') ||

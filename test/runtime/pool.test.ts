@@ -39,9 +39,10 @@ describe('WorkerPool', () => {
   it('rejects a failing task with its message and keeps serving', async () => {
     const pool = sharedPool();
     await expect(pool.run('no-such-task', {}, 1)).rejects.toThrow(/unknown task "no-such-task"/);
-    // An error only the worker meets (Intl.Segmenter rejects the locale when it segments) keeps its class.
-    const bad = task(['x'], { tokenizer: 'segmenter', locale: '!!' });
-    const failure = pool.run(FINGERPRINT_TASK, bad, 1);
+    // An error only the worker meets keeps its class: a plan whose locale skipped the options' check (the library
+    // refuses '!!' up front), so that Intl.Segmenter rejects it when the worker segments.
+    const plan = { ...createSimHasher({ tokenizer: 'segmenter' }).options, locale: '!!' };
+    const failure = pool.run(FINGERPRINT_TASK, { texts: packTexts(['x']), plan }, 1);
     await expect(failure).rejects.toThrow(RangeError);
     await expect(failure).rejects.toThrow(/^Incorrect locale information provided$/);
     const t = task(['still works']);

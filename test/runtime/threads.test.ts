@@ -255,12 +255,15 @@ describe('simhashManyAsync', () => {
     expect(sharedPool().size).toBe(0); // nothing reached a worker
   });
 
-  it('a worker’s error rejects with the class and message of one thread; the pool stays usable', async () => {
-    // Intl.Segmenter rejects the locale only when it segments, so this error arises inside the worker.
+  it('a bad option rejects with the class and message of one thread; the pool stays usable', async () => {
+    // The locale is checked with the options, before any text is hashed or any worker is asked (a worker's own
+    // failure keeping its class is test/runtime/pool.test.ts's).
     const options: SimHashOptions = { tokenizer: 'segmenter', locale: '!!' };
     const docs = Array.from({ length: 50 }, (_, i) => `document ${i}`);
     const one = await outcome(() => simhashMany(docs, options));
-    expect(one).toEqual({ error: 'RangeError: Incorrect locale information provided' });
+    expect(one).toEqual({
+      error: `RangeError: locale must be a BCP 47 language tag such as 'ja' or 'zh-Hant', got "!!"`,
+    });
     expect(await outcome(() => simhashManyAsync(docs, { ...options, threads: 2 }))).toEqual(one);
     // A batch of several chunks, each failing in its worker: still one error, the same.
     const large = Array.from({ length: 4000 }, (_, i) => `document ${i} `.repeat(30));
