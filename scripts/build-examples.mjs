@@ -1,6 +1,7 @@
 // Builds the browser example into build/examples/browser: the page's own files from examples/browser plus the
-// built library (dist/index.mjs, exactly as published) as lib/simhash-wasm.mjs. No bundler: the page loads it
-// with a plain `<script type="module">` and a module Web Worker, as a user would.
+// built library (dist/index.mjs, exactly as published) as lib/simhash-wasm.mjs, with the WebAssembly module it
+// imports beside it (dist/wasm.mjs as lib/wasm.mjs). No bundler: the page loads it with a plain
+// `<script type="module">` and a module Web Worker, as a user would.
 //   node scripts/build-examples.mjs [--out dir]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,7 +38,8 @@ for (const name of fs.readdirSync(source)) {
   copied.push(name);
 }
 fs.copyFileSync(library, path.join(out, 'lib/simhash-wasm.mjs'));
+fs.copyFileSync(path.join(root, 'dist/wasm.mjs'), path.join(out, 'lib/wasm.mjs'));
 console.log(
-  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs (dist/index.mjs)`,
+  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs and lib/wasm.mjs (dist/)`,
 );
 console.log('serve it with: npm run serve:examples');

@@ -159,11 +159,13 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     if (!fs.existsSync(path.join(site, 'index.html'))) {
       throw new Error('build/examples/browser is missing after npm run build:examples');
     }
-    const shipped = fs.readFileSync(path.join(root, 'dist/index.mjs'));
-    if (!shipped.equals(fs.readFileSync(path.join(site, 'lib/simhash-wasm.mjs')))) {
-      throw new Error(
-        'build/examples/browser/lib/simhash-wasm.mjs differs from dist/index.mjs: run "npm run build:examples" again',
-      );
+    for (const [shipped, copy] of [
+      ['dist/index.mjs', 'lib/simhash-wasm.mjs'],
+      ['dist/wasm.mjs', 'lib/wasm.mjs'],
+    ]) {
+      if (!fs.readFileSync(path.join(root, shipped!)).equals(fs.readFileSync(path.join(site, copy!)))) {
+        throw new Error(`build/examples/browser/${copy} differs from ${shipped}: run "npm run build:examples" again`);
+      }
     }
     server = await startServer({ root: site, port: 0 });
     isolatedServer = await startServer({ root: site, port: 0, isolated: true });

@@ -91,8 +91,8 @@ export async function ensureBuilt(): Promise<string[]> {
       await npmRun('build');
       built.push('dist');
     }
-    const page = oldest('build/examples/browser', ['index.html', 'lib/simhash-wasm.mjs']);
-    if (page < newest(['examples/browser', 'dist/index.mjs', 'scripts/build-examples.mjs'])) {
+    const page = oldest('build/examples/browser', ['index.html', 'lib/simhash-wasm.mjs', 'lib/wasm.mjs']);
+    if (page < newest(['examples/browser', 'dist/index.mjs', 'dist/wasm.mjs', 'scripts/build-examples.mjs'])) {
       await npmRun('build:examples');
       built.push('build/examples/browser');
     }
