@@ -45,6 +45,10 @@ export {
   type TableNames,
 } from './sql.js';
 
+/**
+ * Where the tables are: the shards' URLs, the tables' base name and the credentials. Malformed values throw
+ * TypeError or RangeError naming them, before any connection.
+ */
 export interface ClickHouseConnectionOptions {
   /** One HTTP URL per shard, in the cluster's order (an array, or one string separated by commas). */
   urls: string | readonly string[];
@@ -52,16 +56,21 @@ export interface ClickHouseConnectionOptions {
   table: string;
   /** The cluster of remote_servers that the Distributed tables name (default "simhash", as scripts/clickhouse-cluster.sh). */
   cluster?: string;
+  /** The database of the tables on every shard, a SQL identifier (default "default"); it must exist. */
   database?: string;
+  /** ClickHouse user (default "default"). */
   username?: string;
+  /** That user's password (default empty). */
   password?: string;
   /** Milliseconds one request may take (default one hour: a large join is one request). */
   requestTimeout?: number;
 }
 
+/** Options of createClickHouseTables: the connection, and what the tables are planned for. */
 export interface CreateClickHouseTablesOptions extends ClickHouseConnectionOptions {
   /** The largest distance the tables serve (joins and exact lookups). */
   k: number;
+  /** Fingerprint width (default 64). */
   bits?: ClusterBits;
   /** Fingerprints the tables are planned for. */
   expectedSize: number;
@@ -70,30 +79,48 @@ export interface CreateClickHouseTablesOptions extends ClickHouseConnectionOptio
 }
 
 /** Fingerprints to insert: one word each at 64 bits, two (low word first) at 128. */
-export type FingerprintBatch = BigUint64Array | { readonly ids: BigUint64Array; readonly fingerprints: BigUint64Array };
+export type FingerprintBatch =
+  | BigUint64Array
+  | {
+      /** One id (UInt64) per fingerprint; a plain BigUint64Array batch gets consecutive ids instead. */
+      readonly ids: BigUint64Array;
+      /** The fingerprints, one word each at 64 bits, two (low word first) at 128. */
+      readonly fingerprints: BigUint64Array;
+    };
 
+/** Options of ClickHouseTables.insert. */
 export interface InsertOptions {
   /** Ids of a BigUint64Array input, one per fingerprint (default: consecutive, from the previous insert's end). */
   ids?: BigUint64Array;
 }
 
+/** Whether the tables are complete, and their row counts over all shards. */
 export interface ClickHouseTableStatus {
   /** finish() built every key row and every shard holds the completion marker. */
   readonly complete: boolean;
+  /** Fingerprint rows over all shards. */
   readonly fingerprints: number;
+  /** Lookup key rows over all shards (0 when the tables have no lookup plan). */
   readonly keyRows: number;
   /** Why the tables are not complete. */
   readonly reason?: string;
 }
 
+/** One batch of pairs from ClickHouseTables.pairs(), as typed-array columns: pair i is (a[i], b[i], distance[i]). */
 export interface ClusterPairs {
+  /** The smaller id of each pair. */
   readonly a: BigUint64Array;
+  /** The larger id of each pair. */
   readonly b: BigUint64Array;
+  /** Hamming distance of each pair, 0 to k. */
   readonly distance: Uint8Array;
 }
 
+/** A fingerprint ClickHouseTables.query() found. */
 export interface ClusterNeighbor {
+  /** Its id, as inserted. */
   readonly id: bigint;
+  /** Its Hamming distance from the query. */
   readonly distance: number;
 }
 
@@ -245,7 +272,34 @@ async function selectText(shard: Shard, query: string): Promise<string> {
   return rs.text();
 }
 
-/** Creates the tables on every shard, planned for `expectedSize` fingerprints at distance ≤ k. */
+/**
+ * Creates the tables on every shard, planned for `expectedSize` fingerprints at distance ≤ k. Bad options throw
+ * TypeError or RangeError; a cluster whose shards differ from `urls`, or a failing shard, rejects with an error
+ * naming the shard. Needs @clickhouse/client (Node only).
+ *
+ * @example
+ * ```ts
+ * import { init, simhashMany } from 'simhash-wasm';
+ * import { createClickHouseTables } from 'simhash-wasm/clickhouse';
+ *
+ * await init();
+ * const tables = await createClickHouseTables({
+ *   urls: ['http://shard1:8123', 'http://shard2:8123'],
+ *   table: 'docs',
+ *   k: 3,
+ *   expectedSize: 1_000_000,
+ * });
+ * try {
+ *   await tables.insert(simhashMany(['first text', 'second text'])); // ids 0, 1, …
+ *   await tables.finish();
+ *   for await (const { a, b, distance } of tables.pairs()) {
+ *     for (let i = 0; i < a.length; i++) console.log(a[i], b[i], distance[i]);
+ *   }
+ * } finally {
+ *   await tables.close();
+ * }
+ * ```
+ */
 export async function createClickHouseTables(options: CreateClickHouseTablesOptions): Promise<ClickHouseTables> {
   const c = checkConnection(options, KNOWN_CREATE);
   const bits = checkBits(options.bits ?? 64);
@@ -276,7 +330,19 @@ export async function createClickHouseTables(options: CreateClickHouseTablesOpti
   return tables;
 }
 
-/** Opens tables made by createClickHouseTables (from this or another process), with the plan they were made with. */
+/**
+ * Opens tables made by createClickHouseTables (from this or another process), with the plan they were made with.
+ * Rejects when they hold no plan or the cluster's shards differ from `urls`.
+ *
+ * @example
+ * ```ts
+ * import { openClickHouseTables } from 'simhash-wasm/clickhouse';
+ *
+ * const tables = await openClickHouseTables({ urls: 'http://shard1:8123,http://shard2:8123', table: 'docs' });
+ * const near = await tables.query(0x843b7e804deb3397n); // [{ id, distance }], nearest first
+ * await tables.close();
+ * ```
+ */
 export async function openClickHouseTables(options: ClickHouseConnectionOptions): Promise<ClickHouseTables> {
   const c = checkConnection(options, KNOWN_CONNECTION);
   const shards = await connect(c);
@@ -638,7 +704,12 @@ export class ClickHouseTables {
   }
 
   /** Bytes on disk (compressed, active parts) of the fingerprint and the lookup key tables, over all shards. */
-  async storedBytes(): Promise<{ fingerprints: number; keys: number }> {
+  async storedBytes(): Promise<{
+    /** Bytes of the fingerprint tables. */
+    fingerprints: number;
+    /** Bytes of the lookup key tables (0 without a lookup plan). */
+    keys: number;
+  }> {
     const { database, base } = this.names;
     const per = await onEveryShard(this.shards, 'reading system.parts', (s) =>
       selectText(

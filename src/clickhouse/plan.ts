@@ -11,6 +11,7 @@
 import { show } from '../errors.js';
 import { planWithBlocks } from '../join/join-plan.js';
 
+/** Fingerprint width the ClickHouse tables hold: 64, or 128 (two UInt64 words, low and high). */
 export type ClusterBits = 64 | 128;
 
 /** One bit range of a key: `width` bits of fingerprint word `word` (0: low, 1: high) from bit `shift`. */
@@ -22,16 +23,28 @@ export interface KeySegment {
   readonly target: number;
 }
 
+/**
+ * How the near-duplicate join runs on a cluster: the fingerprint's blocks, the key tables built from them, and how
+ * key rows are dealt to shards, with the cost model's estimate.
+ */
 export interface ClusterJoinPlan {
+  /** 'blocks': pigeonhole tables of b − k blocks each; 'grid': every pair of fingerprints meets on one key (large k). */
   readonly kind: 'blocks' | 'grid';
+  /** Fingerprint width. */
   readonly bits: ClusterBits;
   /** The largest distance the tables serve (joins and exact lookups). */
   readonly k: number;
   /** The n and shard count the plan was made for. */
   readonly plannedSize: number;
+  /** Shards the key rows are dealt to (1 to 1024). */
   readonly shards: number;
   /** Block b occupies bits [start, start + width) of the fingerprint; block 0 holds the most significant bits. */
-  readonly blocks: ReadonlyArray<{ readonly start: number; readonly width: number }>;
+  readonly blocks: ReadonlyArray<{
+    /** First bit of the block. */
+    readonly start: number;
+    /** Bits in the block. */
+    readonly width: number;
+  }>;
   /** Key blocks of each table (ascending block ids), tables in lexicographic order; grid: one empty table. */
   readonly tables: ReadonlyArray<readonly number[]>;
   /** Top bits of a key holding its table id (0 with one table). */
@@ -48,15 +61,19 @@ export interface ClusterJoinPlan {
    * tables it owns a part of. 1 when there are enough tables to spread. Grid plans: 1 (key k belongs to k mod shards).
    */
   readonly parts: number;
+  /** The cost model's estimate for this plan on random fingerprints. */
   readonly estimate: ClusterJoinEstimate;
 }
 
+/** What a cluster plan is expected to cost on random fingerprints (rows, bytes, relative CPU). */
 export interface ClusterJoinEstimate {
   /** Key rows shuffled to their shards (n · keys per fingerprint). */
   readonly keyRows: number;
+  /** Key rows per shard on average (keyRows / shards). */
   readonly keyRowsPerShard: number;
   /** Rows the self-joins produce before verification (random fingerprints), over all shards. */
   readonly joinRows: number;
+  /** Join rows per shard on average (joinRows / shards). */
   readonly joinRowsPerShard: number;
   /**
    * Bytes stored before compression (random fingerprints do not compress): the fingerprint table for a join plan
@@ -80,11 +97,15 @@ const MAX_BLOCKS = 16; // planWithBlocks' limit (MAX_BLOCKS in src/join/join-pla
 const KEY_ROW = 0.39;
 const JOIN_ROW = 0.38;
 
+/** What a cluster plan is made for. Values out of range throw RangeError; non-numbers TypeError. */
 export interface ClusterPlanOptions {
   /** Fingerprints the tables are planned for. */
   readonly size: number;
+  /** The largest Hamming distance the join must find (0 to bits). */
   readonly k: number;
+  /** Fingerprint width (default 64). */
   readonly bits?: ClusterBits;
+  /** Shards of the cluster, 1 to 1024. */
   readonly shards: number;
   /** Forces a plan: a block count b > k, or 'grid'. For tests and the bench. */
   readonly blocks?: number | 'grid';

@@ -10,7 +10,9 @@
 // FROM with the local one on the right works too, but storing 10^8 key rows in MergeTree took longer than the join.)
 import { type ClusterJoinPlan, FOLD_MULTIPLIER, isFolded, keySegments, tableMask } from './plan.js';
 
+/** Where the tables live: database, cluster and the base name every table name derives from. */
 export interface TableNames {
+  /** The database holding the tables on every shard (it must exist). */
   readonly database: string;
   /** The cluster name of the Distributed tables (remote_servers). */
   readonly cluster: string;
@@ -160,6 +162,7 @@ export function createSql(plan: ClusterJoinPlan, lookup: ClusterJoinPlan | null,
   return out;
 }
 
+/** DROP TABLE IF EXISTS statements for every table createSql makes, the view first; run on each shard. */
 export function dropSql(names: TableNames): string[] {
   const t = tableNames(names);
   return [t.keysView, t.keysAll, t.fpAll, t.keys, t.fp, t.meta].map((name) => `DROP TABLE IF EXISTS ${name}`);
@@ -229,14 +232,21 @@ function roundKeyRowsSql(plan: ClusterJoinPlan, names: TableNames, slots: readon
  * the union over the shards is the round's pairs) and `drop`.
  */
 export interface JoinRoundSql {
+  /** CREATE statements of the round's Memory table and the Distributed table that routes key rows to it. */
   readonly create: readonly string[];
+  /** The INSERT … SELECT that sends every key row of the round to its owner (run with SCATTER_SETTINGS). */
   readonly scatter: string;
+  /** The self-join of the rows a shard received: rows a, b (ids, a < b), distance. */
   readonly join: string;
+  /** DROP statements of the round's tables. */
   readonly drop: readonly string[];
 }
 
 /** Settings the scatter statement needs: the INSERT into the Distributed table returns once every row is stored. */
-export const SCATTER_SETTINGS = { insert_distributed_sync: 1 } as const;
+export const SCATTER_SETTINGS = {
+  /** The INSERT into a Distributed table waits until every shard has stored its rows. */
+  insert_distributed_sync: 1,
+} as const;
 
 /**
  * The join, round by round (joinRounds). Each shard reads its own fingerprints once per round and sends the key

@@ -288,6 +288,11 @@ export function extendClusters(c: Collapsed, clusterOf: Uint32Array, count: numb
   return clusterCount;
 }
 
+/**
+ * Which pairs a result lists: 'explain' (default) the pairs that explain the clusters (each copy with its group's
+ * first document, and the verified pairs that joined clusters or tie members to centres); 'all' every verified
+ * pair, copies included (a RangeError when more than maxPairs).
+ */
 export type PairsMode = 'explain' | 'all';
 
 export function tooManyPairs(count: number, maxPairs: number): RangeError {

@@ -20,6 +20,7 @@ import { type HashResult, hashTexts } from './stream-tasks.js';
 import { type StreamOptions, hashBatches } from './stream-hash.js';
 import { contentHashes } from './exact-copies.js';
 
+/** What one add() or addStream() decided for its batch: typed-array columns by document of the batch. */
 export interface DeduplicatorBatch {
   /** Index (among every document seen) of the batch's first document. */
   first: number;
@@ -30,8 +31,9 @@ export interface DeduplicatorBatch {
    * place, or -1 when it is kept.
    */
   duplicateOf: Int32Array;
-  /** Candidate pairs (within k, involving the batch) handed to verification, and those whose sets were compared. */
+  /** Candidate pairs (within k, involving the batch) handed to verification. */
   candidates: number;
+  /** Candidate pairs whose shingle sets were compared (0 without verification). */
   checks: number;
 }
 
@@ -43,6 +45,27 @@ const TRIMMED = 2;
 const MAGIC = 'simhash-wasm/state';
 const VERSION = 1;
 
+/**
+ * Incremental dedup: remembers every document it has seen (fingerprint, content keys, shingle set, cluster, but not
+ * its text) and decides for each new batch which documents duplicate earlier ones or each other. A batch keeps
+ * exactly the documents that one dedup() over everything seen so far would keep; what earlier batches kept stays
+ * kept. Options are dedup()'s, except that clusters are always connected (`mode: 'connected'`), `keep` is always
+ * 'first' and the tokenizer cannot be a function (otherwise a RangeError or TypeError). save() and load() carry the
+ * state across processes.
+ *
+ * @example
+ * ```ts
+ * import { Deduplicator, init } from 'simhash-wasm';
+ *
+ * await init();
+ * const dedup = new Deduplicator({ k: 12 });
+ * dedup.add(['The quick brown fox jumps over the lazy dog', 'An unrelated text']);
+ * const batch = dedup.add(['The quick brown fox jumps over the lazy dog!']);
+ * batch.duplicateOf[0]; // 0: the first document of the earlier batch is kept in its place
+ * const state: Uint8Array = dedup.save();
+ * const again = Deduplicator.load(state, { k: 12 }); // same options, or load throws
+ * ```
+ */
 export class Deduplicator {
   private readonly o: CheckedDedupOptions;
   /** The options that decide fingerprints and pairs, as saved and compared on load. */

@@ -2,8 +2,13 @@
 // CLI's --keep): the first in input order (default), the longest or the shortest text, ties going to the first.
 import { show } from '../errors.js';
 
+/**
+ * Which member of a cluster is kept (duplicateOf -1) while the others point at it: the first in input order, or the
+ * longest or shortest text (string length, or bytes of a Uint8Array), ties going to the first.
+ */
 export type KeepRule = 'first' | 'longest' | 'shortest';
 
+/** Every KeepRule; 'first' is the default. */
 export const KEEP_RULES: readonly KeepRule[] = ['first', 'longest', 'shortest'];
 
 /** `keep`, checked: a RangeError naming the value for an unknown rule, a TypeError for a value not a string. */

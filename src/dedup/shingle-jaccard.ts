@@ -164,15 +164,17 @@ export function sketchJaccard(a: Uint32Array, b: Uint32Array): number {
   return empty ? 0 : same / a.length;
 }
 
+/** Options of createVerifier; bad values throw TypeError or RangeError naming them. */
 export interface VerifierOptions {
   /** Words per shingle (default 3). */
   width?: number;
   /** 'exact' keeps each document's sorted shingle hashes; 'sketch' keeps a MinHash sketch (default 'exact'). */
   method?: 'exact' | 'sketch';
-  /** Values per sketch for method 'sketch' (default 128: 512 bytes per document). */
+  /** Values per sketch for method 'sketch', 1 to 4096 (default 128: 512 bytes per document). */
   sketchSize?: number;
 }
 
+/** Shingle-Jaccard similarity of any two documents of a fixed list (createVerifier). */
 export interface Verifier {
   /** Shingle Jaccard of documents i and j (exact, or the sketch's estimate). */
   similarity(i: number, j: number): number;

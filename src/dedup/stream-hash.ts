@@ -20,6 +20,7 @@ export { MAX_THREADS } from '../runtime/pool.js';
 // The largest document (1 GiB of UTF-8) is the library's one limit, also for the streaming functions and the CLI.
 export { MAX_DOCUMENT_BYTES, utf8Length } from '../fingerprint/fingerprint.js';
 
+/** How a stream is batched and threaded; bad values throw TypeError or RangeError naming them. */
 export interface StreamOptions {
   /**
    * Threads that fingerprint: 1 (default) works in this thread; more use that many Node worker threads, with
@@ -28,12 +29,16 @@ export interface StreamOptions {
    * verify on this thread.)
    */
   threads?: number;
-  /** Bytes of text per fingerprinting batch (default 4 MiB). */
+  /** Bytes of text per fingerprinting batch, 1 to 1 GiB (default 4 MiB); strings count one byte per UTF-16 unit. */
   batchBytes?: number;
   /** The largest document in bytes of UTF-8 (default and maximum MAX_DOCUMENT_BYTES); a larger one is a RangeError. */
   maxDocumentBytes?: number;
 }
 
+/**
+ * One batch of simhashStream, in stream order: its documents' fingerprints and feature counts (typed-array
+ * columns), and the stream position of its first document. copyKeys and sets are absent: only dedupStream's own batches carry them.
+ */
 export interface SimHashStreamBatch extends HashResult {
   /** The index (in stream order) of the batch's first document. */
   first: number;

@@ -21,8 +21,11 @@ export interface HashTask {
   setsWidth?: number;
 }
 
+/** A batch's fingerprints, as typed-array columns by document in the batch, with what else was asked for. */
 export interface HashResult {
+  /** One u64 per document, two for 128 bits (low word first), as simhashMany gives. */
   fingerprints: BigUint64Array;
+  /** Each document's feature count; 0 for a document without features (its fingerprint is 0). */
   featureCounts: Float64Array;
   /**
    * When asked for: four u64 per document, its content hash (exact-copies.ts), then for a featureless document, or

@@ -27,6 +27,7 @@ export type { Locators, Reread } from './stream-verify.js';
 
 /** One document of a stream: its text (or UTF-8 bytes) and where it can be read again. */
 export interface StreamDocument {
+  /** The document: a string, or UTF-8 bytes. */
   text: string | Uint8Array;
   /** A number naming where the document lives (a file's index, say); default 0. Handed back to `reread`. */
   source?: number;
@@ -36,8 +37,13 @@ export interface StreamDocument {
   length?: number;
 }
 
+/** The stage of dedupStream that an onProgress call reports, in this order. */
 export type DedupStreamPhase = 'hashing' | 'joining' | 'verifying' | 'clustering';
 
+/**
+ * dedup()'s options with the stream's (threads, batchBytes, maxDocumentBytes) and the means to read documents again.
+ * Unknown names throw TypeError; bad values TypeError or RangeError naming them.
+ */
 export interface DedupStreamOptions extends DedupOptions, StreamOptions {
   /**
    * Returns the texts of documents again (exact copies and their first copy, to confirm them byte for byte, a batch
@@ -51,10 +57,14 @@ export interface DedupStreamOptions extends DedupOptions, StreamOptions {
    * in Node the rest go to a temporary file, read back a window at a time.
    */
   verifyMemoryBytes?: number;
-  /** Called as work proceeds: documents hashed so far (total unknown: -1), then pairs checked of all. */
+  /**
+   * Called as work proceeds: after each batch, the documents hashed so far (total -1: unknown); then each later
+   * phase as it starts (0 of 1) or, for 'verifying', as it ends (1 of 1).
+   */
   onProgress?: (phase: DedupStreamPhase, done: number, total: number) => void;
 }
 
+/** dedup()'s result for the streamed documents, with their count, size and locators (typed-array columns). */
 export interface DedupStreamResult extends DedupResult {
   /** Documents read. */
   count: number;
@@ -109,7 +119,25 @@ function isIterable(x: unknown): x is AsyncIterable<unknown> | Iterable<unknown>
   return x !== null && typeof x === 'object' && (Symbol.asyncIterator in x || Symbol.iterator in x);
 }
 
-/** dedup() for a stream of documents: texts → fingerprints (batched) → pairs within k → checked pairs → clusters. */
+/**
+ * dedup() for a stream of documents: texts → fingerprints (batched) → pairs within k → checked pairs → clusters.
+ * Memory grows with the number of documents, not their bytes; the result equals dedup()'s on the same texts with
+ * the same options, for any thread count. `reread` is called to confirm exact copies byte for byte.
+ *
+ * @example
+ * ```ts
+ * import { dedupStream, init, type StreamDocument } from 'simhash-wasm';
+ *
+ * await init();
+ * const texts = ['The quick brown fox jumps over the lazy dog', 'The quick brown fox jumps over the lazy dog.'];
+ * const documents: StreamDocument[] = texts.map((text) => ({ text }));
+ * const result = await dedupStream(documents, {
+ *   // offset defaults to the document's index, so the texts can be read again by it
+ *   reread: (locators) => Array.from(locators.offset, (i) => texts[i]!),
+ * });
+ * result.duplicateOf; // Int32Array: -1 for a kept document, else the index kept in its place
+ * ```
+ */
 export async function dedupStream(
   documents: AsyncIterable<StreamDocument> | Iterable<StreamDocument>,
   options: DedupStreamOptions,

@@ -9,10 +9,14 @@ import { checkTextItems, show } from '../errors.js';
 import { type PrebuiltSets, VERIFY_WINDOW_BYTES, textOf } from './shingle-sets.js';
 import { PairChecks, pairFlags, textSource } from './pair-checks.js';
 
+/**
+ * How candidate pairs are verified: by the exact Jaccard similarity of the texts' word-shingle sets. Bad values
+ * throw TypeError or RangeError naming them.
+ */
 export interface VerifyOptions {
   /** Smallest shingle Jaccard similarity of a kept pair, 0 < threshold ≤ 1 (default 0.6). */
   threshold?: number;
-  /** Words per shingle (default 3). */
+  /** Words per shingle, 1 to 64 (default 3). */
   width?: number;
 }
 

@@ -11,16 +11,31 @@
 import { MAX_RADIUS } from './layout.shared.js';
 import { show } from '../errors.js';
 
+/** Fingerprint width a FingerprintIndex holds: 64, or 128 (two u64 words per fingerprint, low word first). */
 export type IndexBits = 64 | 128;
 
-/** A forced layout: 'linear', or blocks m and leading blocks s per table (and optionally d and tail bits). */
+/**
+ * A forced layout: 'linear', or blocks m and leading blocks s per table (and optionally d and tail bits). Invalid
+ * values throw TypeError or RangeError naming them; so does a layout of more than 64 tables or too many probes.
+ */
 export type IndexLayout =
   | 'linear'
-  | { readonly blocks: number; readonly leading: number; readonly directoryBits?: number; readonly tailBits?: 16 | 32 };
+  | {
+      /** Blocks m the fingerprint is split into: 1 to the fingerprint width. */
+      readonly blocks: number;
+      /** Leading blocks s per table, 1 to m; there is one table per choice of s blocks (at most 64). */
+      readonly leading: number;
+      /** Directory bits d, 0 to min(24, the bits of s blocks); default: the planner's choice. */
+      readonly directoryBits?: number;
+      /** Width of each entry's filter of the key bits after the directory; default: the planner's choice. */
+      readonly tailBits?: 16 | 32;
+    };
 
+/** One table of a plan: which blocks lead its permuted key, and where that key's bits lie. */
 export interface TablePlan {
   /** Indices of the table's leading blocks. */
   readonly leadingBlocks: readonly number[];
+  /** Bits in the leading blocks together (the key bits a probe compares before the tail filter). */
   readonly leadingBits: number;
   /** Segments (start bit, length) of the first d + tail bits of the permuted key, each inside one 64-bit word. */
   readonly segments: ReadonlyArray<readonly [start: number, length: number]>;
@@ -30,28 +45,44 @@ export interface TablePlan {
   readonly tailPrefixMask: number;
 }
 
+/**
+ * A FingerprintIndex's table layout and the cost model's estimates for it (on random fingerprints): see
+ * FingerprintIndex.explain().
+ */
 export interface IndexPlan {
+  /** 'tables': permuted tables probed per query; 'linear': no tables, every query scans all fingerprints. */
   readonly layout: 'tables' | 'linear';
+  /** Fingerprint width. */
   readonly bits: IndexBits;
+  /** The largest query distance the tables answer exactly (k). */
   readonly maxDistance: number;
   /** The N the plan was made for. */
   readonly plannedSize: number;
+  /** Whether the layout was given (the `layout` option) rather than chosen by the planner. */
   readonly forced: boolean;
   /** Blocks as (start bit, length). */
   readonly blocks: ReadonlyArray<readonly [start: number, length: number]>;
   /** Leading blocks per table (s). */
   readonly leading: number;
+  /** One entry per table (one per choice of `leading` blocks of `blocks`); empty for the linear layout. */
   readonly tables: readonly TablePlan[];
+  /** Leading key bits d each table's directory indexes (2^d + 1 offsets); 0 for the linear layout. */
   readonly directoryBits: number;
+  /** Width of each entry's filter of the key bits after the directory, which spares most fingerprint loads. */
   readonly tailBits: 16 | 32;
   /** Probe radius at maxDistance. */
   readonly probeRadius: number;
+  /** Directory buckets one query at maxDistance probes, over all tables (0 for the linear layout). */
   readonly probesPerQuery: number;
+  /** Expected entries in one probed bucket: N / 2^directoryBits (N for the linear layout). */
   readonly expectedCandidatesPerProbe: number;
+  /** Expected entries one query walks over all its probes (N for the linear layout). */
   readonly expectedCandidatesPerQuery: number;
   /** Expected fingerprint loads (tail filter passes) per query on random data. */
   readonly expectedVerificationsPerQuery: number;
+  /** The cost model's estimate of one query's time, in nanoseconds (calibrated on the project's bench machine). */
   readonly estimatedQueryNs: number;
+  /** Estimated memory per fingerprint in bytes: fingerprint, key, tombstone bit, every table's entries and directories. */
   readonly bytesPerFingerprint: number;
 }
 

@@ -17,6 +17,7 @@ import { jsFeatures } from './tokenize.js';
 /** A document: text, UTF-8 bytes, a list of features (strings or [feature, weight] pairs), or a feature→weight map. */
 export type SimHashInput = string | Uint8Array | readonly Feature[] | ReadonlyMap<string, number>;
 
+/** One document's fingerprint and feature count (simhashDetailed, SimHasher.hashDetailed). */
 export interface SimHashResult {
   /** The fingerprint; bit i of the bigint is bit i of the fingerprint. */
   fingerprint: bigint;
@@ -24,24 +25,36 @@ export interface SimHashResult {
   featureCount: number;
 }
 
+/** A batch's fingerprints and feature counts, as typed-array columns indexed by document. */
 export interface SimHashBatch {
   /** One u64 per document (two for 128 bits: low word first). */
   fingerprints: BigUint64Array;
+  /** Each document's feature count (as SimHashResult.featureCount): 0 for a document without features. */
   featureCounts: Float64Array;
 }
 
+/**
+ * A hasher whose options were validated once (createSimHasher): the same fingerprints as the one-shot functions
+ * with those options, without resolving them on every call. Bad inputs throw TypeError or RangeError naming them.
+ */
 export interface SimHasher {
   /** The resolved options (defaults filled in). */
   readonly options: Plan;
+  /** The fingerprint of one document (as simhash). */
   hash(input: SimHashInput): bigint;
+  /** The fingerprint of one document and its feature count (as simhashDetailed). */
   hashDetailed(input: SimHashInput): SimHashResult;
+  /** One u64 per document, two for 128 bits, low word first (as simhashMany); `inputs` must be an array. */
   hashMany(inputs: readonly SimHashInput[]): BigUint64Array;
+  /** The fingerprints and feature counts of a batch, as typed-array columns. */
   hashManyDetailed(inputs: readonly SimHashInput[]): SimHashBatch;
   /** hashMany on a pool of workers (see ThreadOptions); equal to hashMany for any thread count. */
   hashManyAsync(inputs: readonly SimHashInput[], options?: ThreadOptions): Promise<BigUint64Array>;
+  /** hashManyDetailed on a pool of workers; equal to hashManyDetailed for any thread count. */
   hashManyDetailedAsync(inputs: readonly SimHashInput[], options?: ThreadOptions): Promise<SimHashBatch>;
 }
 
+/** How many pool workers an async batch uses. */
 export interface ThreadOptions {
   /**
    * Workers that fingerprint the batch's texts (Node worker threads, or module Web Workers in browsers), in
@@ -498,7 +511,21 @@ function checkThreadOptions(options: unknown): number | undefined {
   return checkThreads((options as ThreadOptions).threads);
 }
 
-/** A hasher with validated options, for repeated calls. */
+/**
+ * A hasher with validated options, for repeated calls: options are resolved once, not per call. Throws TypeError
+ * or RangeError for bad options.
+ *
+ * @example
+ * ```ts
+ * import { createSimHasher, init } from 'simhash-wasm';
+ *
+ * await init();
+ * const hasher = createSimHasher({ bits: 128, tokenizer: 'words' });
+ * const fp: bigint = hasher.hash('The quick brown fox');
+ * const { fingerprints, featureCounts } = hasher.hashManyDetailed(['one text', 'another text']);
+ * // 128 bits: document i is (fingerprints[2i + 1] << 64n) | fingerprints[2i]
+ * ```
+ */
 export function createSimHasher(options?: SimHashOptions): SimHasher {
   return new Hasher(resolveOptions(options));
 }
@@ -512,7 +539,21 @@ function oneShotHasher(options: SimHashOptions | undefined): SimHasher {
   return defaultHasher;
 }
 
-/** The fingerprint of one document. */
+/**
+ * The fingerprint of one document (64 bits unless `options.bits` says otherwise); a document without features
+ * hashes to 0n. Needs `await init()` first. Throws TypeError or RangeError for bad input or options.
+ *
+ * @example
+ * ```ts
+ * import { hammingDistance, init, simhash, toHex } from 'simhash-wasm';
+ *
+ * await init();
+ * const a = simhash('The quick brown fox jumps over the lazy dog');
+ * const b = simhash('The quick brown fox jumped over the lazy dog');
+ * hammingDistance(a, b); // small for near-duplicates; about 32 of 64 for unrelated texts
+ * toHex(a); // 16 hex digits
+ * ```
+ */
 export function simhash(input: SimHashInput, options?: SimHashOptions): bigint {
   return oneShotHasher(options).hash(input);
 }
@@ -522,7 +563,20 @@ export function simhashDetailed(input: SimHashInput, options?: SimHashOptions): 
   return oneShotHasher(options).hashDetailed(input);
 }
 
-/** Fingerprints of many documents in one WebAssembly call per kind of input; 128-bit: low word first. */
+/**
+ * Fingerprints of many documents in one WebAssembly call per kind of input: one u64 per document, or two at 128
+ * bits (low word first). Large batches go through in pieces of at most 64 MiB, with the same results.
+ *
+ * @example
+ * ```ts
+ * import { init, simhashMany } from 'simhash-wasm';
+ *
+ * await init();
+ * const fps: BigUint64Array = simhashMany(['first text', 'second text', 'third text']);
+ * const wide = simhashMany(['first text', 'second text'], { bits: 128 });
+ * const second = (wide[3]! << 64n) | wide[2]!; // document 1 at 128 bits
+ * ```
+ */
 export function simhashMany(inputs: readonly SimHashInput[], options?: SimHashOptions): BigUint64Array {
   return createSimHasher(options).hashMany(inputs);
 }
@@ -546,7 +600,9 @@ export function simhashManyAsync(
   }
 }
 
+/** Options of simhashOfHashes. */
 export interface HashesOptions {
+  /** Width of the hashes and of the fingerprint (default 64); at 128 bits each hash is two words, low first. */
   bits?: Bits;
   /** One finite weight per feature; default 1 each. */
   weights?: Float64Array;

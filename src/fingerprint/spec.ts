@@ -6,4 +6,5 @@ export const SPEC_ID = 'simhash-wasm/2';
 
 /** Every spec this build implements (the earlier ones as presets of the same name), oldest first. */
 export const SPEC_IDS = ['simhash-wasm/1', SPEC_ID] as const;
+/** One of SPEC_IDS: a spec this build can compute and read fingerprints (and index files) of. */
 export type SpecId = (typeof SPEC_IDS)[number];

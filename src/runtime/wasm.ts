@@ -13,10 +13,15 @@ export interface Kernels {
   setup(): void;
 }
 
+/** Which WebAssembly build runs: 'simd' (fixed-width SIMD kernels) or 'scalar' (for engines without SIMD). Both give identical results. */
 export type Build = 'simd' | 'scalar';
 
+/** Options of init(). */
 export interface InitOptions {
-  /** Which build to load: 'auto' (default) takes SIMD where the engine supports it. */
+  /**
+   * Which build to load: 'auto' (default) takes SIMD where the engine supports it, falling back to scalar. 'simd'
+   * on an engine without SIMD is a RangeError, as is any other value.
+   */
   build?: 'auto' | Build;
 }
 
