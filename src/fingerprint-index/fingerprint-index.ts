@@ -378,8 +378,7 @@ function hashingOf(
       throw new RangeError(`simhash.bits (${show(given.bits)}) must equal the index's bits (${bits})`);
   }
   const preset = given.preset ?? specOption ?? 'default';
-  const options = Object.freeze({ ...given, bits, preset });
-  const hasher = createSimHasher(options); // checks every option
+  const hasher = createSimHasher({ ...given, bits, preset }); // checks every option
   const spec = SPEC_OF_PRESET[preset];
   if (spec === undefined) {
     throw new RangeError(
@@ -390,7 +389,8 @@ function hashingOf(
     throw new RangeError(
       `simhash.preset ${show(preset)} makes ${show(spec)} fingerprints, but spec is ${show(specOption)}`,
     );
-  return { bits, spec, hasher, options };
+  // The preset is recorded as the spec it names, as serialize() records it: 'default' follows SPEC_ID.
+  return { bits, spec, hasher, options: Object.freeze({ ...given, bits, preset: spec }) };
 }
 
 /**
