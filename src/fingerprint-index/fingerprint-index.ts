@@ -11,7 +11,7 @@
 // the index switches to them in one step (commit) once nothing can fail any more. Until then the index is
 // untouched, so any failure — memory exhaustion included — releases the fresh blocks and leaves it as it was.
 import { Region, type Heap } from '../runtime/heap.js';
-import { checkAttached, freedError, show } from '../errors.js';
+import { checkAttached, checkTextItems, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { checkThreads, hardwareThreads, sharedPool, snapshotBytes, type Resident } from '../runtime/pool.js';
 import { offerTasks, residentValue } from '../runtime/pool-worker.js';
@@ -22,7 +22,6 @@ import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
 import { createSimHasher, type SimHasher } from '../fingerprint/fingerprint.js';
 import type { Preset, SimHashOptions } from '../fingerprint/options.js';
 import type { Neighbors } from '../results.js';
-import { checkTextItems } from '../errors.js';
 import {
   D_DIRECTORY,
   D_IDS,
@@ -374,8 +373,8 @@ function hashingOf(
   if (bitsOption === undefined) bits = given.bits === undefined ? 64 : checkBits(given.bits, 'simhash.bits');
   else {
     bits = bitsOption;
-    if (given.bits !== undefined && given.bits !== bits)
-      throw new RangeError(`simhash.bits (${show(given.bits)}) must equal the index's bits (${bits})`);
+    if (given.bits !== undefined && checkBits(given.bits, 'simhash.bits') !== bits)
+      throw new RangeError(`simhash.bits (${given.bits}) must equal the index's bits (${bits})`);
   }
   const preset = given.preset ?? specOption ?? 'default';
   const hasher = createSimHasher({ ...given, bits, preset }); // checks every option

@@ -124,6 +124,9 @@ describe('texts into an index', () => {
     );
     expect(() => new FingerprintIndex({ bits: 128, simhash: { bits: 64 } })).toThrow(RangeError);
     expect(() => new FingerprintIndex({ simhash: { bits: 32 } })).toThrow(/simhash.bits must be 64 or 128, got 32/);
+    expect(() => new FingerprintIndex({ bits: 64, simhash: { bits: '64' as never } })).toThrow(
+      new TypeError('simhash.bits must be 64 or 128, got "64"'),
+    );
     const old = new FingerprintIndex({ simhash: { preset: 'simhash-wasm/1' } });
     expect(old.spec).toBe('simhash-wasm/1');
     old.free();
