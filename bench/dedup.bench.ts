@@ -13,7 +13,7 @@ import {
   init,
   loadedBuild,
   selfPairsWithinDistance,
-  type NearDuplicatePairs,
+  type Pairs,
 } from '../src/index.js';
 import { planJoin } from '../src/join/join-plan.js';
 import { randomWords } from './corpus.js';
@@ -61,7 +61,7 @@ function tsBruteForce(fps: BigUint64Array, k: number): number {
   return count;
 }
 
-function samePairs(x: NearDuplicatePairs, y: { a: Uint32Array; b: Uint32Array; distance: Uint8Array }): boolean {
+function samePairs(x: Pairs, y: Pairs): boolean {
   if (x.a.length !== y.a.length) return false;
   for (let i = 0; i < x.a.length; i++) {
     if (x.a[i] !== y.a[i] || x.b[i] !== y.b[i] || x.distance[i] !== y.distance[i]) return false;

@@ -29,9 +29,8 @@ export {
   FingerprintSet,
   type HammingBits,
   type HammingOptions,
-  type NearestResult,
-  type HammingPairs,
 } from './hamming/hamming.js';
+export { rows, type Pairs, type Neighbors, type Columns, type Row } from './results.js';
 export { segmenterWords } from './fingerprint/tokenize.js';
 export type {
   Bits,
@@ -49,7 +48,6 @@ export {
   findNearDuplicates,
   type FindNearDuplicatesOptions,
   type NearDuplicatesResult,
-  type NearDuplicatePairs,
 } from './join/find-near-duplicates.js';
 export {
   clusters,
@@ -59,7 +57,6 @@ export {
   type ClusterMode,
   type ClusterOptions,
   type Clusters,
-  type PairList,
   type DedupOptions,
   type DedupResult,
   type DedupTimings,
@@ -90,7 +87,6 @@ export {
   type FingerprintIndexOptions,
   type DeserializeOptions,
   type FingerprintId,
-  type Neighbor,
   type IndexExplanation,
   type IndexLayout,
   type IndexPlan,

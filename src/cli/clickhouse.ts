@@ -2,7 +2,7 @@
 // themselves) and `dedup --clickhouse URLS` (the join on a cluster). Both load simhash-wasm/clickhouse lazily, so
 // the other commands never touch it (in dist/, cli.mjs imports ./clickhouse.mjs).
 import { parseArgs } from 'node:util';
-import type { ClusterPairs } from '../clickhouse/index.js';
+import type { Pairs } from '../results.js';
 import { write } from './output.js';
 import { NAME, UsageError } from './report.js';
 import { HELP, choice, intOption } from './usage.js';
@@ -117,7 +117,7 @@ export async function joinOnCluster(
     await tables.insert(fingerprints);
     await tables.finish();
     const t1 = performance.now();
-    const batches: ClusterPairs[] = [];
+    const batches: Pairs<BigUint64Array>[] = [];
     for await (const batch of tables.pairs()) batches.push(batch);
     const total = batches.reduce((s, b) => s + b.a.length, 0);
     const order = new Uint32Array(total);

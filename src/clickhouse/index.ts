@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { show } from '../errors.js';
+import type { Neighbors, Pairs } from '../results.js';
 import {
   type ClusterBits,
   type ClusterJoinPlan,
@@ -31,6 +32,7 @@ import {
   tableNames,
 } from './sql.js';
 
+export type { Neighbors, Pairs } from '../results.js';
 export type { ClusterBits, ClusterJoinEstimate, ClusterJoinPlan, ClusterPlanOptions } from './plan.js';
 export { planClusterJoin, planClusterLookup } from './plan.js';
 export {
@@ -104,24 +106,6 @@ export interface ClickHouseTableStatus {
   readonly keyRows: number;
   /** Why the tables are not complete. */
   readonly reason?: string;
-}
-
-/** One batch of pairs from ClickHouseTables.pairs(), as typed-array columns: pair i is (a[i], b[i], distance[i]). */
-export interface ClusterPairs {
-  /** The smaller id of each pair. */
-  readonly a: BigUint64Array;
-  /** The larger id of each pair. */
-  readonly b: BigUint64Array;
-  /** Hamming distance of each pair, 0 to k. */
-  readonly distance: Uint8Array;
-}
-
-/** A fingerprint ClickHouseTables.query() found. */
-export interface ClusterNeighbor {
-  /** Its id, as inserted. */
-  readonly id: bigint;
-  /** Its Hamming distance from the query. */
-  readonly distance: number;
 }
 
 interface Shard {
@@ -597,8 +581,9 @@ export class ClickHouseTables {
   /**
    * Every pair within plan.k, each once, a < b (ids), exact duplicates included; round by round (joinSql), each
    * round's pairs streamed from all shards at once (each joins the keys it owns) in batches, in no particular order.
+   * Each batch is typed-array columns (Pairs of BigUint64Array ids; see rows()).
    */
-  async *pairs(): AsyncGenerator<ClusterPairs> {
+  async *pairs(): AsyncGenerator<Pairs<BigUint64Array>> {
     await this.checkComplete();
     // One name on every shard: the round's Distributed table routes rows to the same-named table on each.
     const scratch = `${this.names.base}_join_${randomUUID().replace(/-/g, '')}`;
@@ -638,7 +623,7 @@ export class ClickHouseTables {
     }
   }
 
-  private async *streamPairs(i: number, sql: string, what: string): AsyncGenerator<ClusterPairs> {
+  private async *streamPairs(i: number, sql: string, what: string): AsyncGenerator<Pairs<BigUint64Array>> {
     const rs = await onShard(this.shards, i, what, (s) => s.client.query({ query: sql, format: 'TabSeparated' }));
     let a = new BigUint64Array(PAIR_BATCH);
     let b = new BigUint64Array(PAIR_BATCH);
@@ -675,9 +660,10 @@ export class ClickHouseTables {
 
   /**
    * Every fingerprint within k (default plan.k) of `fingerprint` (a bigint; 128 bits: high word above the low),
-   * sorted by distance, then id. k ≤ plan.k probes the key tables' primary key; a larger k scans.
+   * sorted by distance, then id, as typed-array columns (`id` the fingerprint ids, see rows()). k ≤ plan.k probes
+   * the key tables' primary key; a larger k scans.
    */
-  async query(fingerprint: bigint, k: number = this.plan.k): Promise<ClusterNeighbor[]> {
+  async query(fingerprint: bigint, k: number = this.plan.k): Promise<Neighbors<BigUint64Array>> {
     if (typeof fingerprint !== 'bigint') throw new TypeError(`fingerprint must be a bigint, got ${show(fingerprint)}`);
     if (fingerprint < 0n || fingerprint >> BigInt(this.plan.bits) !== 0n)
       throw new RangeError(`fingerprint must be an unsigned ${this.plan.bits}-bit bigint, got ${show(fingerprint)}`);
@@ -692,7 +678,7 @@ export class ClickHouseTables {
         ? lookupSql(lookup, this.names, words, fingerprintKeys(lookup, words[0]!, words[1] ?? 0n), k)
         : scanSql(this.plan, this.names, words, k);
     const texts = await onEveryShard(this.shards, 'looking up', (s) => selectText(s, sql));
-    const out: ClusterNeighbor[] = [];
+    const out: { id: bigint; distance: number }[] = [];
     for (const text of texts) {
       for (const line of text.split('\n')) {
         if (line === '') continue;
@@ -700,7 +686,11 @@ export class ClickHouseTables {
         out.push({ id: BigInt(id!), distance: Number(distance) });
       }
     }
-    return out.sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    out.sort((x, y) => x.distance - y.distance || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    return {
+      id: BigUint64Array.from(out, (n) => n.id),
+      distance: Uint8Array.from(out, (n) => n.distance),
+    };
   }
 
   /** Bytes on disk (compressed, active parts) of the fingerprint and the lookup key tables, over all shards. */

@@ -1,8 +1,9 @@
 // Groups of documents that dedup treats as one (exact copies, identical fingerprints, wordless texts equal once
 // trimmed) as compressed rows, and the pairs they stand for. Everything here is linear in the number of documents
 // plus the pairs produced: a group of g documents costs O(g), never O(g²), unless every pair is asked for.
+import type { Pairs } from '../results.js';
 import { firstOfEqual } from './exact-copies.js';
-import { MAX_JOIN_PAIRS, type NearDuplicatePairs } from '../join/join.js';
+import { MAX_JOIN_PAIRS } from '../join/join.js';
 import { keepFlagged } from './verify-pairs.js';
 import { forestJoin, newForest } from './forest.js';
 import { recycleBuffer, spareBuffer } from '../runtime/spare-buffers.js';
@@ -59,8 +60,8 @@ export function expandPairs(
   total: number,
   within = 0,
   to: Uint32Array | null = null,
-): NearDuplicatePairs {
-  const out: NearDuplicatePairs = {
+): Pairs {
+  const out: Pairs = {
     a: new Uint32Array(total),
     b: new Uint32Array(total),
     distance: new Uint8Array(total),
@@ -88,7 +89,7 @@ function writeAcross(
   ga: Uint32Array,
   gb: Uint32Array,
   distance: Uint8Array,
-  out: NearDuplicatePairs,
+  out: Pairs,
   from: number,
 ): void {
   const { a, b, distance: d } = out;
@@ -124,7 +125,7 @@ function writeAcross(
  * by a back (LSD), O(n + p). Sorting each run of one a by b instead (typed-array sorts of packed keys into fresh
  * arrays) took 13-25 ms for the 5·10^5 candidates of the bench's 25 MB in the order the size band gives them.
  */
-export function sortPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
+export function sortPairs(n: number, pairs: Pairs): Pairs {
   const { a, b } = pairs;
   // Often already in order (each copy after its representative, one group or groups in order): one look, no copy.
   let sorted = true;
@@ -132,7 +133,7 @@ export function sortPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePa
   if (sorted) return pairs;
   const length = a.length;
   const spare = spareBuffer(9 * length);
-  const byB: NearDuplicatePairs = {
+  const byB: Pairs = {
     a: new Uint32Array(spare, 0, length),
     b: new Uint32Array(spare, 4 * length, length),
     distance: new Uint8Array(spare, 8 * length, length),
@@ -144,7 +145,7 @@ export function sortPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePa
 }
 
 /** Writes the pairs to `out` in a stable order of `key` (one of their columns, each value below n): a counting sort. */
-function stableBy(n: number, pairs: NearDuplicatePairs, key: Uint32Array, out: NearDuplicatePairs): void {
+function stableBy(n: number, pairs: Pairs, key: Uint32Array, out: Pairs): void {
   const { a, b, distance } = pairs;
   const { a: outA, b: outB, distance: outD } = out;
   const at = new Uint32Array(n + 1);
@@ -265,7 +266,7 @@ export function mapped(values: Uint32Array, table: ArrayLike<number>): Uint32Arr
  * The candidate pairs of documents from the join of the distinct fingerprints (`found`, over their indices):
  * distinct texts with one fingerprint, and every pair across two fingerprints within k. Counted before allocating.
  */
-export function candidatePairs(c: Collapsed, found: NearDuplicatePairs): NearDuplicatePairs {
+export function candidatePairs(c: Collapsed, found: Pairs): Pairs {
   const count = pairsWithin(c.fpGroups) + pairsAcross(c.fpGroups, found.a, found.b);
   if (count > MAX_JOIN_PAIRS) {
     throw new RangeError(
@@ -306,14 +307,9 @@ export function tooManyPairs(count: number, maxPairs: number): RangeError {
  * The result's pairs, ordered by (a, b). 'explain': each grouped document with its representative (distance 0:
  * one fingerprint), then the verified pairs of representatives. 'all': every pair they stand for, at most maxPairs.
  */
-export function resultPairs(
-  c: Collapsed,
-  verified: NearDuplicatePairs,
-  mode: PairsMode,
-  maxPairs: number,
-): NearDuplicatePairs {
+export function resultPairs(c: Collapsed, verified: Pairs, mode: PairsMode, maxPairs: number): Pairs {
   const n = c.rep.length;
-  let pairs: NearDuplicatePairs;
+  let pairs: Pairs;
   if (mode === 'all') {
     const ga = mapped(verified.a, c.groupOfDoc);
     const gb = mapped(verified.b, c.groupOfDoc);
@@ -341,7 +337,7 @@ export function resultPairs(
  * The pairs, in their order, that join two documents not yet connected by the pairs before them: a spanning forest
  * of the connected clusters ('explain' pairs of connected clusters).
  */
-export function spanningPairs(n: number, pairs: NearDuplicatePairs): NearDuplicatePairs {
+export function spanningPairs(n: number, pairs: Pairs): Pairs {
   const parent = newForest(n);
   const keep = new Uint8Array(pairs.a.length);
   for (let p = 0; p < pairs.a.length; p++) keep[p] = forestJoin(parent, pairs.a[p]!, pairs.b[p]!) ? 1 : 0;

@@ -29,7 +29,7 @@ import {
 export type { PairsMode } from './dedup-groups.js';
 import { chunks } from '../runtime/marshal.js';
 import { planJoinFor } from '../join/join-estimate.js';
-import type { NearDuplicatePairs } from '../join/join.js';
+import type { Pairs } from '../results.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import { checkJoinArgs, comparesAllPairs, joinIfSmallHere, joinOnThisThread } from '../join/find-near-duplicates.js';
 
@@ -47,7 +47,7 @@ function distinctPairs(
   bits: 64 | 128,
   verify: Required<VerifyOptions> | false,
   prebuilt: PrebuiltSets | null,
-): NearDuplicatePairs {
+): Pairs {
   const fps = groups.distinctFps;
   const n = fps.length / (bits / 64);
   if (verify && prebuilt && comparesAllPairs(plan) && n >= 2) {
@@ -90,18 +90,13 @@ export interface Clusters {
   count: number;
 }
 
-export interface PairList {
-  a: Uint32Array;
-  b: Uint32Array;
-}
-
 function checkPairs(n: unknown, pairs: unknown): { n: number; a: Uint32Array; b: Uint32Array } {
   if (typeof n !== 'number') throw new TypeError(`n must be a number, got ${show(n)}`);
   if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
     throw new RangeError(`n must be an integer from 0 to 2^32 - 1, got ${show(n)}`);
   if (pairs === null || typeof pairs !== 'object')
     throw new TypeError(`pairs must be an object with a and b, got ${show(pairs)}`);
-  const { a, b } = pairs as Partial<PairList>;
+  const { a, b } = pairs as Partial<Pairs>;
   if (!(a instanceof Uint32Array)) throw new TypeError(`pairs.a must be a Uint32Array, got ${show(a)}`);
   if (!(b instanceof Uint32Array)) throw new TypeError(`pairs.b must be a Uint32Array, got ${show(b)}`);
   if (a.length !== b.length)
@@ -113,8 +108,11 @@ function checkPairs(n: unknown, pairs: unknown): { n: number; a: Uint32Array; b:
   return { n, a, b };
 }
 
-/** Groups n documents by their near-duplicate pairs; see ClusterOptions.mode for the two ways. */
-export function clusters(n: number, pairs: PairList, options: ClusterOptions = {}): Clusters {
+/**
+ * Groups n documents by their near-duplicate pairs (the a and b columns of a Pairs result, e.g.
+ * findNearDuplicates' or verifyPairs'); see ClusterOptions.mode for the two ways.
+ */
+export function clusters(n: number, pairs: Pick<Pairs, 'a' | 'b'>, options: ClusterOptions = {}): Clusters {
   const checked = checkPairs(n, pairs);
   if (options === null || typeof options !== 'object')
     throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -235,8 +233,11 @@ export interface DedupResult {
   featureCounts: Float64Array;
   /** For each document, the index of its cluster's representative (the lowest index; a document alone is its own). */
   clusterOf: Uint32Array;
-  /** Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances: see DedupOptions.pairs. */
-  pairs: NearDuplicatePairs;
+  /**
+   * Near-duplicate pairs (a < b, ordered by (a, b)) with their Hamming distances, as typed-array columns (see
+   * rows()): see DedupOptions.pairs.
+   */
+  pairs: Pairs;
   /**
    * Candidate pairs of distinct texts within k handed to verification (exact copies are grouped without a check).
    * Connected clusters explained: the join skips pairs inside a cluster already formed when it reaches them. Other

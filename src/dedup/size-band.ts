@@ -15,10 +15,11 @@
 //        │   ▓▓▓▓▓▓      │
 //        │    ▓▓▓▓▓▓▓▓   │
 //        └───────────────┘
+import type { Pairs } from '../results.js';
 import type { Collapsed } from './dedup-groups.js';
 import { gatherFingerprints } from './dedup-groups.js';
 import { pairsWithinDistance, selfPairChunksInBand, sortByA } from '../hamming/hamming.js';
-import { type NearDuplicatePairs, pairKeysRegion, pairShiftFor, sortPairKeys } from '../join/join.js';
+import { pairKeysRegion, pairShiftFor, sortPairKeys } from '../join/join.js';
 import { align16 } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 
@@ -120,7 +121,7 @@ interface BandKernels {
  * The kernel's pairs stay in WebAssembly memory: each chunk becomes pair keys of group numbers there
  * (assembly/size-band.ts), and the keys are sorted and unpacked by the join's own code (join.ts).
  */
-export function joinInBand(c: Collapsed, band: SizeBand, k: number, bits: 64 | 128): NearDuplicatePairs {
+export function joinInBand(c: Collapsed, band: SizeBand, k: number, bits: 64 | 128): Pairs {
   const rt = wasm();
   const { heap } = rt;
   const kernels = rt.kernels as unknown as BandKernels;

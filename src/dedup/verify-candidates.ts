@@ -4,7 +4,8 @@
 // the join's pairs a chunk at a time as the join walks (joinAndVerify), so no more than a chunk of candidate pairs
 // is ever held and pairs inside a cluster already formed are not even emitted. One machinery for both paths: only
 // where the sets come from differs.
-import { NO_GROUP, type NearDuplicatePairs, walkInChunks } from '../join/join.js';
+import type { Pairs } from '../results.js';
+import { NO_GROUP, walkInChunks } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import {
   type Collapsed,
@@ -38,9 +39,9 @@ export interface CandidateChecks {
  */
 export function verifiedCandidates(
   n: number,
-  candidates: NearDuplicatePairs,
+  candidates: Pairs,
   o: CandidateChecks,
-): { verified: NearDuplicatePairs; checks: number } {
+): { verified: Pairs; checks: number } {
   if (!o.verify || !o.source) {
     const explained = o.mode === 'connected' && o.pairsMode === 'explain';
     return { verified: explained ? spanningPairs(n, candidates) : candidates, checks: 0 };
@@ -65,13 +66,13 @@ export function joinAndVerify(
   groups: Collapsed,
   plan: JoinPlan,
   o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
-): { verified: NearDuplicatePairs; checks: number; candidates: number; verifyMs: number } {
+): { verified: Pairs; checks: number; candidates: number; verifyMs: number } {
   const checks = PairChecks.connected(n);
   const forest = checks.forest!;
   const kept = { a: new Uint32Array(n), b: new Uint32Array(n), distance: new Uint8Array(n), count: 0 };
   let candidates = 0;
   let verifyMs = 0;
-  const take = (pairs: NearDuplicatePairs): void => {
+  const take = (pairs: Pairs): void => {
     const t0 = performance.now();
     candidates += pairs.a.length;
     const flags =
@@ -143,7 +144,7 @@ class DocumentPairBatch {
 
   constructor(
     private readonly forest: Uint32Array,
-    private readonly take: (pairs: NearDuplicatePairs) => void,
+    private readonly take: (pairs: Pairs) => void,
   ) {
     this.a = new Uint32Array(DOCUMENT_PAIR_BATCH);
     this.b = new Uint32Array(DOCUMENT_PAIR_BATCH);
@@ -162,7 +163,7 @@ class DocumentPairBatch {
   }
 
   /** The pairs across each pair of groups (ga, gb, distance). */
-  across(rows: Rows, members: Uint32Array, pairs: NearDuplicatePairs): void {
+  across(rows: Rows, members: Uint32Array, pairs: Pairs): void {
     const { start } = rows;
     for (let p = 0; p < pairs.a.length; p++) {
       const s1 = start[pairs.a[p]!]!;
@@ -217,7 +218,7 @@ export function joinsInChunks(o: Pick<CandidateChecks, 'mode' | 'pairsMode'>, fi
 }
 
 export interface JoinedAndVerified {
-  verified: NearDuplicatePairs;
+  verified: Pairs;
   checks: number;
   candidates: number;
   /** Milliseconds in verification (interleaved with the join when the join is walked in chunks). */
@@ -233,7 +234,7 @@ export function joinedAndVerified(
   n: number,
   groups: Collapsed,
   plan: JoinPlan,
-  found: NearDuplicatePairs | null,
+  found: Pairs | null,
   o: CandidateChecks,
 ): JoinedAndVerified {
   if (found === null) return joinAndVerify(n, groups, plan, o);

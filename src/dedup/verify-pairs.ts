@@ -4,7 +4,7 @@
 // kernel's own word tokenizer and XXH3 shingle hashes (assembly/verify-pairs.ts), only for documents in a
 // candidate pair, a window of documents per call. Documents without words (shingle set empty) pair only with
 // documents whose trimmed text is identical, so "©", "%s" and "???" do not all fall into one cluster.
-import type { NearDuplicatePairs } from '../join/join.js';
+import type { Pairs } from '../results.js';
 import { checkTextItems, show } from '../errors.js';
 import { type PrebuiltSets, VERIFY_WINDOW_BYTES, textOf } from './shingle-sets.js';
 import { PairChecks, pairFlags, textSource } from './pair-checks.js';
@@ -36,12 +36,15 @@ export function checkVerifyOptions(v: unknown): Required<VerifyOptions> {
   return { threshold, width };
 }
 
-/** The candidate pairs whose texts' shingle Jaccard is ≥ threshold (or that are identical wordless texts). */
+/**
+ * The candidate pairs whose texts' shingle Jaccard is ≥ threshold (or that are identical wordless texts), as
+ * typed-array columns (Pairs, a subset of `candidates` in its order).
+ */
 export function verifyPairs(
   texts: readonly (string | Uint8Array)[],
-  candidates: NearDuplicatePairs,
+  candidates: Pairs,
   verifyOptions: VerifyOptions = {},
-): NearDuplicatePairs {
+): Pairs {
   const options = checkVerifyOptions(verifyOptions);
   checkPairs(texts, candidates);
   return keepFlagged(candidates, jaccardFlags(texts, candidates.a, candidates.b, options));
@@ -66,13 +69,14 @@ export function jaccardFlags(
 
 /**
  * Without verification: a pair with a featureless document (fingerprint 0 by the spec) is kept only when both
- * are featureless and their trimmed texts are identical.
+ * are featureless and their trimmed texts are identical. Returns typed-array columns (Pairs, a subset of
+ * `candidates` in its order).
  */
 export function dropFeaturelessPairs(
   texts: readonly (string | Uint8Array)[],
-  candidates: NearDuplicatePairs,
+  candidates: Pairs,
   featureCounts: Float64Array,
-): NearDuplicatePairs {
+): Pairs {
   checkPairs(texts, candidates);
   if (!(featureCounts instanceof Float64Array) || featureCounts.length !== texts.length) {
     throw new TypeError(
@@ -96,7 +100,7 @@ export function dropFeaturelessPairs(
   return keepFlagged(candidates, keep);
 }
 
-function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicatePairs): void {
+function checkPairs(texts: readonly (string | Uint8Array)[], pairs: Pairs): void {
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
   if (
     pairs === null ||
@@ -122,7 +126,7 @@ function checkPairs(texts: readonly (string | Uint8Array)[], pairs: NearDuplicat
 }
 
 /** The pairs whose flag is set, in order (the pairs themselves when every flag is). */
-export function keepFlagged(pairs: NearDuplicatePairs, flags: Uint8Array): NearDuplicatePairs {
+export function keepFlagged(pairs: Pairs, flags: Uint8Array): Pairs {
   let kept = 0;
   for (let p = 0; p < flags.length; p++) kept += flags[p]!;
   if (kept === pairs.a.length) return pairs;

@@ -11,7 +11,7 @@
 // the index switches to them in one step (commit) once nothing can fail any more. Until then the index is
 // untouched, so any failure — memory exhaustion included — releases the fresh blocks and leaves it as it was.
 import { Region, type Heap } from '../runtime/heap.js';
-import { checkAttached, freedError, show } from '../errors.js';
+import { checkAttached, checkTextItems, freedError, show } from '../errors.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { checkThreads, hardwareThreads, sharedPool, snapshotBytes, type Resident } from '../runtime/pool.js';
 import { offerTasks, residentValue } from '../runtime/pool-worker.js';
@@ -19,6 +19,9 @@ import { planIndex, validateLayout, type IndexBits, type IndexLayout, type Index
 import { decodeIndex, encodeIndex, type Allocate, type Checksum, type IndexData } from './format.js';
 import { SPEC_ID, SPEC_IDS, type SpecId } from '../fingerprint/spec.js';
 import { MAX_STRING_IDS, StringIdStore } from './string-ids.js';
+import { createSimHasher, type SimHasher } from '../fingerprint/fingerprint.js';
+import type { Preset, SimHashOptions } from '../fingerprint/options.js';
+import type { Neighbors } from '../results.js';
 import {
   D_DIRECTORY,
   D_IDS,
@@ -45,10 +48,12 @@ import {
 
 export type { IndexLayout, IndexPlan, TablePlan } from './planner.js';
 
+/** The ids an index can hold: u32 numbers or strings (one kind per index). */
 export type FingerprintId = number | string;
 
+/** How a FingerprintIndex is built. */
 export interface FingerprintIndexOptions {
-  /** Fingerprint width: 64 (default) or 128. */
+  /** Fingerprint width: 64 (default, or simhash.bits when that is given) or 128. */
   bits?: IndexBits;
   /** Largest distance a query may ask for (default 3); the tables are planned for it. */
   maxDistance?: number;
@@ -58,23 +63,36 @@ export interface FingerprintIndexOptions {
   bytesPerFingerprint?: number;
   /**
    * The fingerprint spec of the fingerprints it will hold (default SPEC_ID): recorded by serialize() so that
-   * whoever loads the file knows which preset to query it with.
+   * whoever loads the file knows which preset to query it with. With `simhash`, it must be its preset's spec.
    */
   spec?: SpecId;
+  /**
+   * How addText, addTexts and queryText hash texts (default: the default options at the index's bits, under
+   * `spec`'s preset). Its bits must equal the index's bits, and its preset be one of the spec presets ('default',
+   * 'simhash-wasm/2', 'simhash-wasm/1') matching `spec` when both are given: a RangeError names both otherwise.
+   * serialize() records the spec, not these options: give them again to deserialize() to keep adding texts.
+   */
+  simhash?: SimHashOptions;
 }
 
 /** What deserialize() checks the stored index against; a mismatch is a RangeError naming both values. */
 export interface DeserializeOptions {
+  /** The fingerprint width the index must hold. */
   bits?: IndexBits;
+  /** The maxDistance the index must have been built for. */
   maxDistance?: number;
+  /** The fingerprint spec the index must hold. */
   spec?: SpecId;
+  /** The kind of ids the index must hold ('number' or 'string'; an empty index holds either). */
+  ids?: 'number' | 'string';
+  /**
+   * How the loaded index hashes texts (addText, addTexts, queryText): the options it was built with, which the
+   * file does not record. Checked like FingerprintIndexOptions.simhash against the stored bits and spec.
+   */
+  simhash?: SimHashOptions;
 }
 
-export interface Neighbor {
-  readonly id: FingerprintId;
-  readonly distance: number;
-}
-
+/** What FingerprintIndex.explain() reports: the plan in use and what the index holds. */
 export interface IndexExplanation extends IndexPlan {
   /** Live fingerprints. */
   readonly size: number;
@@ -282,29 +300,28 @@ interface PackedNeighbors {
   distances: Uint8Array;
 }
 
-function packNeighbors(lists: Neighbor[][]): PackedNeighbors {
+function packNeighbors(lists: Neighbors<FingerprintId[]>[]): PackedNeighbors {
   const counts = new Uint32Array(lists.length);
   let total = 0;
-  for (let i = 0; i < lists.length; i++) total += counts[i] = lists[i]!.length;
-  const strings = lists.some((l) => l.length > 0 && typeof l[0]!.id === 'string');
+  for (let i = 0; i < lists.length; i++) total += counts[i] = lists[i]!.id.length;
+  const strings = lists.some((l) => l.id.length > 0 && typeof l.id[0] === 'string');
   const ids: Uint32Array | string[] = strings ? new Array<string>(total) : new Uint32Array(total);
   const distances = new Uint8Array(total);
   let at = 0;
   for (const list of lists) {
-    for (const n of list) {
-      ids[at] = n.id as never;
-      distances[at++] = n.distance;
-    }
+    for (let j = 0; j < list.id.length; j++, at++) ids[at] = list.id[j] as never;
+    distances.set(list.distance, at - list.id.length);
   }
   return { counts, ids, distances };
 }
 
-function unpackNeighbors({ counts, ids, distances }: PackedNeighbors, into: Neighbor[][]): void {
+function unpackNeighbors<Id>({ counts, ids, distances }: PackedNeighbors, into: Neighbors<Id[]>[]): void {
   let at = 0;
   for (let i = 0; i < counts.length; i++) {
-    const list: Neighbor[] = new Array(counts[i]!);
-    for (let j = 0; j < list.length; j++, at++) list[j] = { id: ids[at]!, distance: distances[at]! };
-    into.push(list);
+    const c = counts[i]!;
+    const id = ids instanceof Uint32Array ? Array.from(ids.subarray(at, at + c)) : ids.slice(at, at + c);
+    into.push({ id: id as Id[], distance: distances.slice(at, at + c) });
+    at += c;
   }
 }
 
@@ -333,11 +350,67 @@ function checkSpec(spec: unknown): SpecId {
   return spec as SpecId;
 }
 
-export class FingerprintIndex {
+/** The presets whose fingerprints an index can record a spec for, and that spec. */
+const SPEC_OF_PRESET: Partial<Record<Preset, SpecId>> = {
+  default: SPEC_ID,
+  'simhash-wasm/2': 'simhash-wasm/2',
+  'simhash-wasm/1': 'simhash-wasm/1',
+};
+
+/**
+ * An index's width, spec and text hashing options from its options: `bits` and `spec` as given (undefined: not
+ * given), checked against `simhash` (see FingerprintIndexOptions.simhash). Throws before anything is built.
+ */
+function hashingOf(
+  simhash: unknown,
+  bitsOption: IndexBits | undefined,
+  specOption: SpecId | undefined,
+): { bits: IndexBits; spec: SpecId; hasher: SimHasher; options: Readonly<SimHashOptions> } {
+  if (simhash !== undefined && (simhash === null || typeof simhash !== 'object' || Array.isArray(simhash)))
+    throw new TypeError(`simhash must be an object of SimHashOptions, got ${show(simhash)}`);
+  const given = (simhash ?? {}) as SimHashOptions;
+  let bits: IndexBits;
+  if (bitsOption === undefined) bits = given.bits === undefined ? 64 : checkBits(given.bits, 'simhash.bits');
+  else {
+    bits = bitsOption;
+    if (given.bits !== undefined && checkBits(given.bits, 'simhash.bits') !== bits)
+      throw new RangeError(`simhash.bits (${given.bits}) must equal the index's bits (${bits})`);
+  }
+  const preset = given.preset ?? specOption ?? 'default';
+  const hasher = createSimHasher({ ...given, bits, preset }); // checks every option
+  const spec = SPEC_OF_PRESET[preset];
+  if (spec === undefined) {
+    throw new RangeError(
+      `simhash.preset must be one of the spec presets ('default', 'simhash-wasm/2', 'simhash-wasm/1') for an index, which records its spec; got ${show(preset)} (hash with it and add() the fingerprints instead)`,
+    );
+  }
+  if (specOption !== undefined && specOption !== spec)
+    throw new RangeError(
+      `simhash.preset ${show(preset)} makes ${show(spec)} fingerprints, but spec is ${show(specOption)}`,
+    );
+  // The preset is recorded as the spec it names, as serialize() records it: 'default' follows SPEC_ID.
+  return { bits, spec, hasher, options: Object.freeze({ ...given, bits, preset: spec }) };
+}
+
+/**
+ * Exact near-duplicate search over 64- or 128-bit fingerprints under ids of type `Id` (u32 numbers or strings; one
+ * kind per index). query() and queryText() return typed-array columns of ids and distances (Neighbors; see rows()).
+ *
+ * @typeParam Id - The ids it holds: `number`, `string`, or either (the default) until the first add decides.
+ */
+export class FingerprintIndex<Id extends FingerprintId = FingerprintId> {
+  /** Fingerprint width: 64 or 128. */
   readonly bits: IndexBits;
+  /** Largest distance a query may ask for. */
   readonly maxDistance: number;
   /** The fingerprint spec recorded with the index (the option, or the file's). */
   readonly spec: SpecId;
+  /**
+   * The options addText, addTexts and queryText hash with: the `simhash` option with the index's bits and the
+   * preset of its spec filled in.
+   */
+  readonly simhashOptions: Readonly<SimHashOptions>;
+  private readonly hasher: SimHasher;
   private readonly layoutOption: IndexLayout | undefined;
   private readonly budget: number | undefined;
   private readonly rt: Runtime;
@@ -369,10 +442,15 @@ export class FingerprintIndex {
       throw new TypeError(`options must be an object, got ${show(options)}`);
     }
     for (const key of Object.keys(options)) {
-      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint', 'spec'].includes(key))
+      if (!['bits', 'maxDistance', 'layout', 'bytesPerFingerprint', 'spec', 'simhash'].includes(key))
         throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
-    const bits = checkBits(options.bits ?? 64, 'bits');
+    const hashing = hashingOf(
+      options.simhash,
+      options.bits === undefined ? undefined : checkBits(options.bits, 'bits'),
+      options.spec === undefined ? undefined : checkSpec(options.spec),
+    );
+    const bits = hashing.bits;
     const k = options.maxDistance ?? 3;
     if (typeof k !== 'number') throw new TypeError(`maxDistance must be a number, got ${show(k)}`);
     if (!Number.isInteger(k) || k < 0 || k > bits)
@@ -382,7 +460,9 @@ export class FingerprintIndex {
       throw new RangeError(`bytesPerFingerprint must be a positive number, got ${show(budget)}`);
     }
     this.layoutOption = validateLayout(options.layout, bits);
-    this.spec = checkSpec(options.spec ?? SPEC_ID);
+    this.spec = hashing.spec;
+    this.simhashOptions = hashing.options;
+    this.hasher = hashing.hasher;
     this.bits = bits;
     this.maxDistance = k;
     this.budget = budget;
@@ -403,12 +483,12 @@ export class FingerprintIndex {
    * Adds one fingerprint under `id` (a u32 number or a string; one kind per index). Throws RangeError when the
    * id is already present (remove it first).
    */
-  add(id: FingerprintId, fingerprint: bigint): void {
+  add(id: Id, fingerprint: bigint): void {
     this.checkLive();
     this.checkIdKind(id, 'id');
     const [lo, hi] = this.checkFingerprint(fingerprint, 'fingerprint');
     if (this.slotOf(id) >= 0) throw new RangeError(`id ${show(id)} is already in the index`);
-    const key = typeof id === 'string' ? this.strings.insert(id) : id;
+    const key = typeof id === 'string' ? this.strings.insert(id) : (id as number);
     try {
       const heap = this.rt.heap;
       if (this.slots + 1 - this.sorted >= bufferLimit(this.live + 1)) {
@@ -445,7 +525,7 @@ export class FingerprintIndex {
    * Adds many fingerprints at once (the bulk build): `fingerprints` holds one word per id at 64 bits, two (low
    * word first) at 128. Validates everything first: a duplicate or already present id throws and adds nothing.
    */
-  addMany(ids: ArrayLike<FingerprintId>, fingerprints: BigUint64Array): void {
+  addMany(ids: ArrayLike<Id>, fingerprints: BigUint64Array): void {
     this.checkLive();
     if (ids === null || typeof ids !== 'object' || typeof (ids as ArrayLike<unknown>).length !== 'number') {
       throw new TypeError(`ids must be an array or Uint32Array, got ${show(ids)}`);
@@ -504,10 +584,62 @@ export class FingerprintIndex {
   }
 
   /**
+   * Adds the fingerprint of `text` under `id`: add(id, simhash(text, index.simhashOptions)), hashed with the
+   * options the index was built with. Throws (before hashing, changing nothing) when the id is of the wrong kind
+   * or already present, or the text is not a string or Uint8Array.
+   */
+  addText(id: Id, text: string | Uint8Array): void {
+    this.checkLive();
+    this.checkIdKind(id, 'id');
+    checkText(text, 'text');
+    if (this.slotOf(id) >= 0) throw new RangeError(`id ${show(id)} is already in the index`);
+    this.add(id, this.hasher.hash(text));
+  }
+
+  /**
+   * addMany for texts: hashes them all with the index's options in one batch (simhashMany), then adds them under
+   * `ids` (ids[i] for texts[i]). Validates everything first: a bad or already present id or text throws and adds
+   * nothing.
+   */
+  addTexts(ids: ArrayLike<Id>, texts: readonly (string | Uint8Array)[]): void {
+    this.checkLive();
+    if (ids === null || typeof ids !== 'object' || typeof (ids as ArrayLike<unknown>).length !== 'number') {
+      throw new TypeError(`ids must be an array or Uint32Array, got ${show(ids)}`);
+    }
+    if (ArrayBuffer.isView(ids)) checkAttached(ids, 'ids');
+    if (!Array.isArray(texts)) throw new TypeError(`texts must be an array, got ${show(texts)}`);
+    if (texts.length !== ids.length) {
+      throw new RangeError(`ids and texts must have the same length, got ${ids.length} ids and ${texts.length} texts`);
+    }
+    checkTextItems(texts);
+    for (let i = 0; i < ids.length; i++) {
+      this.checkIdKind(ids[i], `ids[${i}]`);
+      if (typeof ids[i] !== typeof ids[0])
+        throw new TypeError(
+          `ids[${i}] is a ${typeof ids[i]} but ids[0] is a ${typeof ids[0]}: one index holds one kind of id`,
+        );
+      if (this.slotOf(ids[i]!) >= 0) throw new RangeError(`ids[${i}] ${show(ids[i])} is already in the index`);
+    }
+    if (ids.length === 0) return;
+    this.addMany(ids, this.hasher.hashMany(texts));
+  }
+
+  /**
+   * query() for the fingerprint of `text`, hashed with the options the index was built with (simhashOptions):
+   * typed-array columns of ids and distances, nearest first.
+   */
+  queryText(text: string | Uint8Array, k?: number): Neighbors<Id[]> {
+    this.checkLive();
+    checkText(text, 'text');
+    this.checkK(k);
+    return this.query(this.hasher.hash(text), k);
+  }
+
+  /**
    * Removes `id`; returns false (and changes nothing) when it is not in the index. Ids of the wrong kind
    * (not a u32 number or string) throw TypeError/RangeError.
    */
-  remove(id: FingerprintId): boolean {
+  remove(id: Id): boolean {
     this.checkLive();
     this.checkIdKind(id, 'id');
     const slot = this.slotOf(id);
@@ -540,14 +672,17 @@ export class FingerprintIndex {
   }
 
   /** Whether `id` is in the index. */
-  has(id: FingerprintId): boolean {
+  has(id: Id): boolean {
     this.checkLive();
     this.checkIdKind(id, 'id');
     return this.slotOf(id) >= 0;
   }
 
-  /** Every fingerprint within `k` (default maxDistance) of `fingerprint`, sorted by distance, then id. */
-  query(fingerprint: bigint, k?: number): Neighbor[] {
+  /**
+   * Every fingerprint within `k` (default maxDistance) of `fingerprint`, sorted by distance, then id (numbers
+   * ascending, strings by code unit), as columns: `id` an array of ids, `distance` a Uint8Array (see rows()).
+   */
+  query(fingerprint: bigint, k?: number): Neighbors<Id[]> {
     this.checkLive();
     const [lo, hi] = this.checkFingerprint(fingerprint, 'fingerprint');
     const kk = this.checkK(k);
@@ -558,8 +693,8 @@ export class FingerprintIndex {
     return this.run(q, 1, kk)[0]!;
   }
 
-  /** query() for each fingerprint of a batch (one word each at 64 bits, two at 128). */
-  queryMany(fingerprints: BigUint64Array, k?: number): Neighbor[][] {
+  /** query() for each fingerprint of a batch (one word each at 64 bits, two at 128): one Neighbors per query. */
+  queryMany(fingerprints: BigUint64Array, k?: number): Neighbors<Id[]>[] {
     this.checkLive();
     this.checkQueries(fingerprints);
     const kk = this.checkK(k);
@@ -579,7 +714,7 @@ export class FingerprintIndex {
     fingerprints: BigUint64Array,
     k?: number,
     options: { threads?: number } = {},
-  ): Promise<Neighbor[][]> {
+  ): Promise<Neighbors<Id[]>[]> {
     this.checkLive();
     this.checkQueries(fingerprints);
     const kk = this.checkK(k);
@@ -619,7 +754,7 @@ export class FingerprintIndex {
     }
     this.copy.shipped = true;
     this.copy.version = version;
-    const results: Neighbor[][] = [];
+    const results: Neighbors<Id[]>[] = [];
     for (const part of await Promise.all(tasks)) unpackNeighbors(part, results);
     return results;
   }
@@ -721,14 +856,17 @@ export class FingerprintIndex {
    * truncated, altered or foreign bytes, and when the stored bits, maxDistance or spec differ from the ones
    * `expected` names.
    */
-  static deserialize(bytes: Uint8Array, expected: DeserializeOptions = {}): FingerprintIndex {
+  static deserialize<Id extends FingerprintId = FingerprintId>(
+    bytes: Uint8Array,
+    expected: DeserializeOptions = {},
+  ): FingerprintIndex<Id> {
     const rt = wasm();
     if (bytes instanceof Uint8Array) checkAttached(bytes, 'bytes');
     if (expected === null || typeof expected !== 'object' || Array.isArray(expected)) {
       throw new TypeError(`deserialize options must be an object, got ${show(expected)}`);
     }
     for (const key of Object.keys(expected)) {
-      if (key !== 'bits' && key !== 'maxDistance' && key !== 'spec')
+      if (!['bits', 'maxDistance', 'spec', 'ids', 'simhash'].includes(key))
         throw new TypeError(`unknown option ${JSON.stringify(key)}`);
     }
     const bits = expected.bits === undefined ? undefined : checkBits(expected.bits, 'bits');
@@ -739,6 +877,12 @@ export class FingerprintIndex {
         throw new RangeError(`maxDistance must be an integer from 0 to 128, got ${show(k)}`);
     }
     const spec = expected.spec === undefined ? undefined : checkSpec(expected.spec);
+    const kind = expected.ids;
+    if (kind !== undefined && kind !== 'number' && kind !== 'string')
+      throw new (typeof kind === 'string' ? RangeError : TypeError)(
+        `ids must be "number" or "string", got ${show(kind)}`,
+      );
+    if (expected.simhash !== undefined) hashingOf(expected.simhash, bits, spec); // bad options fail before decoding
     const decoded = decodeIndex(bytes, (data) => checksum(rt, data));
     if (spec !== undefined && decoded.spec !== spec) {
       throw new RangeError(`the index holds ${show(decoded.spec)} fingerprints, but ${show(spec)} ones were expected`);
@@ -749,7 +893,12 @@ export class FingerprintIndex {
     if (k !== undefined && decoded.maxDistance !== k) {
       throw new RangeError(`the index was built for maxDistance ${decoded.maxDistance}, but ${k} was expected`);
     }
-    return indexOf(decoded);
+    if (kind !== undefined && decoded.ids.length > 0 && decoded.idKind !== kind) {
+      throw new RangeError(`the index holds ${decoded.idKind} ids, but ${kind} ones were expected`);
+    }
+    const hashing =
+      expected.simhash === undefined ? undefined : hashingOf(expected.simhash, decoded.bits, decoded.spec);
+    return indexOf<Id>(decoded, hashing?.options);
   }
 
   /** Releases the index's WebAssembly memory for reuse; the index cannot be used afterwards. */
@@ -1127,12 +1276,12 @@ export class FingerprintIndex {
   }
 
   /** Runs nq queries from `q`, growing the output until everything fits; maps slots to ids and sorts. */
-  private run(q: number, nq: number, k: number): Neighbor[][] {
+  private run(q: number, nq: number, k: number): Neighbors<Id[]>[] {
     const heap = this.rt.heap;
     const kern = kernelsOf(this.rt);
     const sc = scratch(heap);
     const radius = this.radius(k);
-    const results: Neighbor[][] = [];
+    const results: Neighbors<Id[]>[] = [];
     const strings = this.idKind === 'string';
     let done = 0;
     let cap = Math.max(1024, nq * 4);
@@ -1154,7 +1303,13 @@ export class FingerprintIndex {
         }
         at += 2 * c;
         list.sort(strings ? byDistanceThenString : byDistanceThenNumber);
-        results.push(list);
+        const id = new Array<Id>(c);
+        const distance = new Uint8Array(c);
+        for (let j = 0; j < c; j++) {
+          id[j] = list[j]!.id as Id;
+          distance[j] = list[j]!.distance;
+        }
+        results.push({ id, distance });
       }
       done += completed;
       if (done < nq) {
@@ -1175,27 +1330,37 @@ export function setStringMapCapacity(capacity: number | undefined): void {
 }
 
 /** The index that decoded format.ts bytes describe (deserialize, and a worker's copy from queryManyAsync). */
-function indexOf(decoded: IndexData): FingerprintIndex {
-  let index: FingerprintIndex;
+function indexOf<Id extends FingerprintId = FingerprintId>(
+  decoded: IndexData,
+  simhash?: SimHashOptions,
+): FingerprintIndex<Id> {
+  let index: FingerprintIndex<Id>;
   try {
-    index = new FingerprintIndex({
+    index = new FingerprintIndex<Id>({
       spec: decoded.spec,
       bits: decoded.bits,
       maxDistance: decoded.maxDistance,
       ...(decoded.layout !== undefined ? { layout: decoded.layout } : {}),
       ...(decoded.bytesPerFingerprint !== undefined ? { bytesPerFingerprint: decoded.bytesPerFingerprint } : {}),
+      ...(simhash !== undefined ? { simhash } : {}),
     });
   } catch (error) {
     throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
   }
   try {
-    if (decoded.ids.length > 0) index.addMany(decoded.ids, decoded.fingerprints);
+    if (decoded.ids.length > 0) index.addMany(decoded.ids as unknown as ArrayLike<Id>, decoded.fingerprints);
   } catch (error) {
     index.free();
     if (/cannot allocate/.test((error as Error).message)) throw error;
     throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
   }
   return index;
+}
+
+function checkText(text: unknown, name: string): asserts text is string | Uint8Array {
+  if (typeof text !== 'string' && !(text instanceof Uint8Array))
+    throw new TypeError(`${name} must be a string or a Uint8Array, got ${show(text)}`);
+  if (text instanceof Uint8Array) checkAttached(text, name);
 }
 
 function checkBits(bits: unknown, name: string): IndexBits {
@@ -1228,6 +1393,12 @@ export function checksum(rt: Runtime, bytes: Uint8Array, chunk = CHECKSUM_CHUNK)
   } finally {
     rt.heap.release(ptr);
   }
+}
+
+/** One neighbour while a query's answer is sorted. */
+interface Neighbor {
+  readonly id: FingerprintId;
+  readonly distance: number;
 }
 
 function byDistanceThenNumber(a: Neighbor, b: Neighbor): number {

@@ -10,6 +10,7 @@ import { checkAttached, freedError, show } from '../errors.js';
 import { align16 } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { ScanLayout } from './scan-layout.js';
+import type { Neighbors, Pairs } from '../results.js';
 
 /** Fingerprint width for the batch functions: 64 (one u64 each) or 128 (two u64 each, low word first). */
 export type HammingBits = 64 | 128;
@@ -17,19 +18,6 @@ export type HammingBits = 64 | 128;
 export interface HammingOptions {
   /** Fingerprint width: 64 (default) or 128. */
   bits?: HammingBits;
-}
-
-/** The n nearest fingerprints, by ascending distance; equal distances by ascending index. */
-export interface NearestResult {
-  index: Uint32Array;
-  distance: Uint8Array;
-}
-
-/** Pairs (a[i], b[i]) within k, with their distances, ordered by a then b. */
-export interface HammingPairs {
-  a: Uint32Array;
-  b: Uint32Array;
-  distance: Uint8Array;
 }
 
 /** The kernels of assembly/hamming.ts this file calls (test/hamming/kernels.test.ts calls them directly). */
@@ -415,9 +403,9 @@ function keepBest(buf: IndexBuffer, n: number, bits: number): number {
   return t;
 }
 
-function nearestOf(src: Source, query: bigint, n: number): NearestResult {
+function nearestOf(src: Source, query: bigint, n: number): Neighbors {
   const want = Math.min(n, src.count);
-  if (want === 0) return { index: new Uint32Array(0), distance: new Uint8Array(0) };
+  if (want === 0) return { id: new Uint32Array(0), distance: new Uint8Array(0) };
   const best = new IndexBuffer();
   // Collect everything within `limit`; when the buffer holds twice what is wanted, cut it to the best `want`
   // and accept from then on only distances strictly below the worst kept (a later equal one has a larger index).
@@ -447,15 +435,15 @@ function nearestOf(src: Source, query: bigint, n: number): NearestResult {
   const starts = new Uint32Array(src.bits + 2);
   for (let i = 0; i < best.length; i++) starts[best.distance[i]! + 1]!++;
   for (let d = 1; d < starts.length; d++) starts[d]! += starts[d - 1]!;
-  const index = new Uint32Array(best.length);
+  const id = new Uint32Array(best.length);
   const distance = new Uint8Array(best.length);
   for (let i = 0; i < best.length; i++) {
     const d = best.distance[i]!;
     const at = starts[d]!++;
-    index[at] = best.index[i]!;
+    id[at] = best.index[i]!;
     distance[at] = d;
   }
-  return { index, distance };
+  return { id, distance };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -466,7 +454,7 @@ function nearestOf(src: Source, query: bigint, n: number): NearestResult {
  * `onePassBelow` (a count per value: 712k pairs of 22,710 fingerprints in 9.8 ms against 12.4 for 16-bit LSD
  * radix), else LSD radix on 16-bit digits. Exported for the tests, which lower `onePassBelow` to reach both.
  */
-export function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array, onePassBelow = 1 << 24): HammingPairs {
+export function sortByA(a: Uint32Array, b: Uint32Array, d: Uint8Array, onePassBelow = 1 << 24): Pairs {
   const n = a.length;
   let max = 0;
   let sorted = true;
@@ -583,7 +571,7 @@ function joinChunks(
   }
 }
 
-function join(queries: Source, candidates: Source | null, maxDistance: number, ends?: Uint32Array): HammingPairs {
+function join(queries: Source, candidates: Source | null, maxDistance: number, ends?: Uint32Array): Pairs {
   const heap = wasm().heap;
   let pairsA = new Uint32Array(1 << 14);
   let pairsB = new Uint32Array(1 << 14);
@@ -639,7 +627,7 @@ function keepInBand(a: Uint32Array, b: Uint32Array, d: Uint8Array, length: numbe
  * trusted: dedup builds it from shingle-set sizes (fingerprints sorted by size; a pair whose sizes differ too much
  * cannot reach the Jaccard threshold), and the kernel skips the queries below each tile's band.
  */
-export function selfPairsInBand(fps: BigUint64Array, k: number, bits: HammingBits, ends: Uint32Array): HammingPairs {
+export function selfPairsInBand(fps: BigUint64Array, k: number, bits: HammingBits, ends: Uint32Array): Pairs {
   const src = source(fps, { bits });
   if (ends.length !== src.count) throw new RangeError(`ends has ${ends.length} entries for ${src.count} fingerprints`);
   return join(src, null, checkK(k, src.bits), ends);
@@ -720,14 +708,15 @@ export function countWithinDistance(
 
 /**
  * The `n` fingerprints nearest to `query` (all of them when n exceeds their number), sorted by distance, then
- * by index: when several tie at the n-th distance, the ones with the smallest indices are returned.
+ * by index: when several tie at the n-th distance, the ones with the smallest indices are returned. Returns
+ * typed-array columns: `id` the positions in `fps` (Uint32Array), `distance` their distances (see rows()).
  */
 export function nearest(
   query: bigint,
   fps: BigUint64Array | FingerprintSet,
   n: number,
   options?: HammingOptions,
-): NearestResult {
+): Neighbors {
   const src = source(fps, options);
   const q = checkQuery(query, src.bits);
   return nearestOf(src, q, checkCount(n));
@@ -745,14 +734,15 @@ export function distanceHistogram(
 
 /**
  * Every pair (query a, candidate b) with distance <= k: a indexes `queries`, b `candidates`. Ordered by a, then b.
- * All fingerprints are held in WASM memory during the call (sets in place, arrays copied once).
+ * Returns typed-array columns (Pairs; see rows()). All fingerprints are held in WASM memory during the call (sets
+ * in place, arrays copied once).
  */
 export function pairsWithinDistance(
   queries: BigUint64Array | FingerprintSet,
   candidates: BigUint64Array | FingerprintSet,
   k: number,
   options?: HammingOptions,
-): HammingPairs {
+): Pairs {
   const a = source(queries, options, 'queries');
   const b = source(candidates, options, 'candidates');
   if (a.bits !== b.bits) throw new RangeError(`queries are ${a.bits}-bit but candidates are ${b.bits}-bit`);
@@ -761,13 +751,14 @@ export function pairsWithinDistance(
 
 /**
  * Every pair (a, b), a < b, of fingerprints within distance k of each other, each pair once; identical
- * fingerprints are reported (distance 0). Ordered by a, then b. Brute force: n²/2 comparisons.
+ * fingerprints are reported (distance 0). Ordered by a, then b. Returns typed-array columns (Pairs; see rows()).
+ * Brute force: n²/2 comparisons.
  */
 export function selfPairsWithinDistance(
   fps: BigUint64Array | FingerprintSet,
   k: number,
   options?: HammingOptions,
-): HammingPairs {
+): Pairs {
   const src = source(fps, options);
   return join(src, null, checkK(k, src.bits));
 }
@@ -853,17 +844,19 @@ export class FingerprintSet {
   countWithinDistance(query: bigint, k: number): number {
     return countWithinDistance(query, this, k);
   }
-  nearest(query: bigint, n: number): NearestResult {
+  /** The n nearest members, as columns of positions and distances; see nearest. */
+  nearest(query: bigint, n: number): Neighbors {
     return nearest(query, this, n);
   }
   distanceHistogram(query: bigint): Uint32Array {
     return distanceHistogram(query, this);
   }
   /** Pairs (query a, member b) within k; see pairsWithinDistance. */
-  pairsWithinDistance(queries: BigUint64Array | FingerprintSet, k: number): HammingPairs {
+  pairsWithinDistance(queries: BigUint64Array | FingerprintSet, k: number): Pairs {
     return pairsWithinDistance(queries, this, k, { bits: this.bits });
   }
-  selfPairsWithinDistance(k: number): HammingPairs {
+  /** Pairs of members within k of each other, as columns; see selfPairsWithinDistance. */
+  selfPairsWithinDistance(k: number): Pairs {
     return selfPairsWithinDistance(this, k);
   }
 }

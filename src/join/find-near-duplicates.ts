@@ -3,6 +3,7 @@
 // as a tiled brute-force self-join when the plan compares all pairs; threads: N splits the tables between N pool
 // workers (runtime/pool.ts) while this thread stays free. Nothing here knows about texts: dedup (src/dedup/) joins
 // the distinct fingerprints of a corpus through joinOnThisThread and findNearDuplicates.
+import type { Pairs } from '../results.js';
 import { show } from '../errors.js';
 import { selfPairsWithinDistance } from '../hamming/hamming.js';
 import { checkThreads, sharedPool } from '../runtime/pool.js';
@@ -15,7 +16,6 @@ import {
   JOIN_TASK,
   MAX_JOIN_PAIRS,
   type JoinTask,
-  type NearDuplicatePairs,
   findWithPlan,
   findWithinBudget,
   mergePairKeys,
@@ -23,7 +23,6 @@ import {
 } from './join.js';
 
 export type { JoinPlan } from './join-plan.js';
-export type { NearDuplicatePairs } from './join.js';
 
 export interface FindNearDuplicatesOptions {
   /** Largest Hamming distance reported (pairs with distance ≤ k). */
@@ -41,10 +40,10 @@ export interface FindNearDuplicatesOptions {
 
 /** What findNearDuplicates returns for a `threads` type: a Promise for N > 1, either when only `number` is known. */
 export type NearDuplicatesResult<T extends number> = number extends T
-  ? NearDuplicatePairs | Promise<NearDuplicatePairs>
+  ? Pairs | Promise<Pairs>
   : T extends 1
-    ? NearDuplicatePairs
-    : Promise<NearDuplicatePairs>;
+    ? Pairs
+    : Promise<Pairs>;
 
 const KNOWN = new Set(['k', 'bits', 'threads']);
 
@@ -83,24 +82,16 @@ export function checkJoinArgs(fps: unknown, options: unknown): CheckedJoinOption
 
 /**
  * Every pair of fingerprints within Hamming distance k (≤ k), each once with a < b, exact duplicates included,
- * ordered by (a, b). With `threads` above 1 the result comes as a Promise.
+ * ordered by (a, b), as typed-array columns (Pairs: a, b, distance; see rows()). With `threads` above 1 the
+ * result comes as a Promise.
  */
-export function findNearDuplicates(
-  fps: BigUint64Array,
-  options: FindNearDuplicatesOptions & { threads?: 1 },
-): NearDuplicatePairs;
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions & { threads?: 1 }): Pairs;
 export function findNearDuplicates<T extends number>(
   fps: BigUint64Array,
   options: FindNearDuplicatesOptions & { threads: T },
 ): NearDuplicatesResult<T>;
-export function findNearDuplicates(
-  fps: BigUint64Array,
-  options: FindNearDuplicatesOptions,
-): NearDuplicatePairs | Promise<NearDuplicatePairs>;
-export function findNearDuplicates(
-  fps: BigUint64Array,
-  options: FindNearDuplicatesOptions,
-): NearDuplicatePairs | Promise<NearDuplicatePairs> {
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): Pairs | Promise<Pairs>;
+export function findNearDuplicates(fps: BigUint64Array, options: FindNearDuplicatesOptions): Pairs | Promise<Pairs> {
   const { k, bits, threads, n } = checkJoinArgs(fps, options);
   checkIdenticalPairs(fps, bits);
   const plan = planJoinFor(fps, n, k, bits);
@@ -115,13 +106,7 @@ export function comparesAllPairs(plan: JoinPlan): boolean {
   return plan.tables.length === 1 && plan.tables[0]!.length === 0;
 }
 
-export function joinOnThisThread(
-  fps: BigUint64Array,
-  plan: JoinPlan,
-  n: number,
-  k: number,
-  bits: 64 | 128,
-): NearDuplicatePairs {
+export function joinOnThisThread(fps: BigUint64Array, plan: JoinPlan, n: number, k: number, bits: 64 | 128): Pairs {
   // Comparing all pairs: the tiled self-join of hamming.ts, the same pairs in the same order, faster than a walk.
   return comparesAllPairs(plan) && n >= 2 ? selfPairsWithinDistance(fps, k, { bits }) : findWithPlan(fps, plan);
 }
@@ -190,7 +175,7 @@ const MIN_THREADED_COST = 20e6;
  * plans, copies and merges, so it stays free meanwhile (a page stays responsive, a server answers). A pair is
  * emitted only by its first matching table, whoever walks it, so the merged pairs are one thread's.
  */
-export async function findInThreads(fps: BigUint64Array, plan: JoinPlan, threads: number): Promise<NearDuplicatePairs> {
+export async function findInThreads(fps: BigUint64Array, plan: JoinPlan, threads: number): Promise<Pairs> {
   return (await joinInThreads(fps, plan, threads, null))!;
 }
 
@@ -200,7 +185,7 @@ async function joinInThreads(
   plan: JoinPlan,
   threads: number,
   budget: number | null,
-): Promise<NearDuplicatePairs | null> {
+): Promise<Pairs | null> {
   const shares = Math.min(threads, plan.tables.length);
   const share = tableShares(plan, shares);
   const pool = sharedPool();
@@ -235,7 +220,7 @@ export async function joinIfSmall(
   plan: JoinPlan,
   threads: number,
   budget: number,
-): Promise<NearDuplicatePairs | null> {
+): Promise<Pairs | null> {
   if (comparesAllPairs(plan)) return null;
   if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
     return joinInThreads(fps, plan, threads, budget);
@@ -243,6 +228,6 @@ export async function joinIfSmall(
 }
 
 /** joinIfSmall on this thread (dedup()). */
-export function joinIfSmallHere(fps: BigUint64Array, plan: JoinPlan, budget: number): NearDuplicatePairs | null {
+export function joinIfSmallHere(fps: BigUint64Array, plan: JoinPlan, budget: number): Pairs | null {
   return comparesAllPairs(plan) ? null : findWithinBudget(fps, plan, budget);
 }

@@ -7,6 +7,7 @@ import { offerTasks } from '../runtime/pool-worker.js';
 import type { WithSpare } from '../runtime/spare-buffers.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
+import type { Pairs } from '../results.js';
 import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
 
 /**
@@ -14,13 +15,6 @@ import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRu
  * bytes of WebAssembly memory on the way (pair keys as the walk grows them, the sort, the unpacked arrays).
  */
 export const MAX_JOIN_PAIRS = 2 ** 27;
-
-/** Near-duplicate pairs, ordered by (a, b): a < b, distance = Hamming distance of fingerprints a and b. */
-export interface NearDuplicatePairs {
-  a: Uint32Array;
-  b: Uint32Array;
-  distance: Uint8Array;
-}
 
 interface JoinKernels {
   joinHistogram64(
@@ -148,7 +142,7 @@ function joinRegions(heap: Heap): JoinRegions {
 }
 
 /** Runs the planned join in this thread. */
-export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): NearDuplicatePairs {
+export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): Pairs {
   const rt = wasm();
   const n = fps.length / (plan.bits / 64);
   if (n < 2) return emptyPairs();
@@ -184,7 +178,7 @@ function walkWithinBudget(
 }
 
 /** findWithPlan, or null when the pairs number more than `budget`. */
-export function findWithinBudget(fps: BigUint64Array, plan: JoinPlan, budget: number): NearDuplicatePairs | null {
+export function findWithinBudget(fps: BigUint64Array, plan: JoinPlan, budget: number): Pairs | null {
   const rt = wasm();
   const n = fps.length / (plan.bits / 64);
   if (n < 2) return emptyPairs();
@@ -227,7 +221,7 @@ export const JOIN_CHUNK_PAIRS = 1 << 19;
 export function walkInChunks(
   fps: BigUint64Array,
   plan: JoinPlan,
-  consume: (pairs: NearDuplicatePairs) => void,
+  consume: (pairs: Pairs) => void,
   groups: () => Uint32Array,
   chunk = JOIN_CHUNK_PAIRS,
 ): number {
@@ -617,14 +611,7 @@ export function pairKeysRegion(heap: Heap): Region {
 }
 
 /** Sorts pair keys by (a, b) and splits them into the result arrays with distances. */
-function sortAndUnpack(
-  rt: Runtime,
-  bits: 64 | 128,
-  n: number,
-  ptr: number,
-  count: number,
-  fpsPtr: number,
-): NearDuplicatePairs {
+function sortAndUnpack(rt: Runtime, bits: 64 | 128, n: number, ptr: number, count: number, fpsPtr: number): Pairs {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
   const r = joinRegions(heap);
@@ -648,12 +635,7 @@ function sortAndUnpack(
 }
 
 /** Combines pair keys computed elsewhere (workers): they are copied in, sorted and unpacked here. */
-export function mergePairKeys(
-  rt: Runtime,
-  fps: BigUint64Array,
-  plan: JoinPlan,
-  parts: BigUint64Array[],
-): NearDuplicatePairs {
+export function mergePairKeys(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, parts: BigUint64Array[]): Pairs {
   const { heap } = rt;
   let count = 0;
   for (const part of parts) count += part.length;
@@ -672,13 +654,7 @@ export function mergePairKeys(
  * Sorts the `count` pair keys at `ptr` (in the pairs region; see pairShiftFor) of a join over `fps` by (a, b) and
  * unpacks them, with each pair's distance from the fingerprints (copied in).
  */
-export function sortPairKeys(
-  rt: Runtime,
-  fps: BigUint64Array,
-  bits: 64 | 128,
-  ptr: number,
-  count: number,
-): NearDuplicatePairs {
+export function sortPairKeys(rt: Runtime, fps: BigUint64Array, bits: 64 | 128, ptr: number, count: number): Pairs {
   const fpsPtr = joinRegions(rt.heap).fps.reserve(fps.byteLength + 16);
   rt.heap.u64.set(fps, fpsPtr >>> 3);
   return sortAndUnpack(rt, bits, fps.length / (bits / 64), ptr, count, fpsPtr);
@@ -712,6 +688,6 @@ offerTasks({
   },
 });
 
-function emptyPairs(): NearDuplicatePairs {
+function emptyPairs(): Pairs {
   return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
 }

@@ -8,6 +8,7 @@ import { wasm } from '../../src/runtime/wasm.js';
 import { snapshotBytes } from '../../src/runtime/pool.js';
 import { decodeIndex, type Allocate } from '../../src/fingerprint-index/format.js';
 import { xorshiftRng } from '../reference.js';
+import { columns } from './neighbors.js';
 
 const rng = xorshiftRng;
 
@@ -138,7 +139,7 @@ describe('serialize / deserialize', () => {
     ).toThrow(RangeError);
     expect(rt.heap.liveBytes).toBe(live); // the merge's temporary blocks were released
     expect(index.serialize()).toEqual(before);
-    expect(index.query(42n, 0)).toEqual([{ id: 'new', distance: 0 }]);
+    expect(index.query(42n, 0)).toEqual(columns([{ id: 'new', distance: 0 }]));
     index.free();
   });
 
@@ -168,8 +169,8 @@ describe('serialize / deserialize', () => {
     expect(index.size).toBe(4);
     // Its fingerprints are the old spec's: the preset of that name finds them, the current spec's do not.
     const old = simhashMany(texts, { preset: 'simhash-wasm/1' });
-    expect(index.query(old[2]!, 0)).toEqual([{ id: 'lorem', distance: 0 }]);
-    expect(index.query(simhashMany(texts)[2]!, 0)).toEqual([]);
+    expect(index.query(old[2]!, 0)).toEqual(columns([{ id: 'lorem', distance: 0 }]));
+    expect(index.query(simhashMany(texts)[2]!, 0)).toEqual(columns([]));
     expect(index.serialize()).toEqual(file); // the same bytes, spec id included
     expect(() => FingerprintIndex.deserialize(file, { spec: SPEC_ID })).toThrow(RangeError);
     expect(() => FingerprintIndex.deserialize(file, { spec: SPEC_ID })).toThrow(/"simhash-wasm\/1".*"simhash-wasm\/2"/);
@@ -283,8 +284,8 @@ describe('serialize / deserialize', () => {
     view.setBigUint64(total - 8, await xxh64(bytes.subarray(0, total - 8)), true);
     const index = FingerprintIndex.deserialize(bytes, { bits: 64, maxDistance: 4 });
     expect(index.size).toBe(3);
-    expect(index.query(0xf0f0n, 0)).toEqual([{ id: '\u{1F600}', distance: 0 }]);
-    expect(index.query(1n, 0)).toEqual([{ id: 'ü-1', distance: 0 }]);
+    expect(index.query(0xf0f0n, 0)).toEqual(columns([{ id: '\u{1F600}', distance: 0 }]));
+    expect(index.query(1n, 0)).toEqual(columns([{ id: 'ü-1', distance: 0 }]));
     // Saving again writes version 2.
     expect(new DataView(index.serialize().buffer).getUint16(4, true)).toBe(2);
     index.free();

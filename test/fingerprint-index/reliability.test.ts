@@ -2,7 +2,8 @@
 // of any kind and count round-trip, deserialize checks what the caller expects, and misuse gets the library's
 // errors. Expected query results come from a brute-force scan over a Map kept beside the index.
 import { describe, expect, it } from 'vitest';
-import { FingerprintIndex, type FingerprintId, type Neighbor } from '../../src/index.js';
+import { FingerprintIndex, type FingerprintId, type Neighbors } from '../../src/index.js';
+import { columns, type Neighbor } from './neighbors.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { setStringMapCapacity } from '../../src/fingerprint-index/fingerprint-index.js';
 import { withHeapLimit } from '../runtime/heap-limit.js';
@@ -18,16 +19,18 @@ function popcount(x: bigint): number {
 }
 
 /** Brute force: every (id, distance) of the model within k, by distance then id. */
-function reference(model: Map<FingerprintId, bigint>, q: bigint, k: number): Neighbor[] {
+function reference(model: Map<FingerprintId, bigint>, q: bigint, k: number): Neighbors<FingerprintId[]> {
   const out: Neighbor[] = [];
   for (const [id, fp] of model) {
     const distance = popcount(fp ^ q);
     if (distance <= k) out.push({ id, distance });
   }
-  return out.sort(
-    (a, b) =>
-      a.distance - b.distance ||
-      (typeof a.id === 'number' ? (a.id as number) - (b.id as number) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  return columns(
+    out.sort(
+      (a, b) =>
+        a.distance - b.distance ||
+        (typeof a.id === 'number' ? (a.id as number) - (b.id as number) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    ),
   );
 }
 
@@ -271,7 +274,7 @@ describe('huge batches', () => {
       heap.limit = limit;
     }
     expect(index.size).toBe(1);
-    expect(index.query(1n, 0)).toEqual([{ id: 1, distance: 0 }]);
+    expect(index.query(1n, 0)).toEqual(columns([{ id: 1, distance: 0 }]));
     index.free();
   });
 });
@@ -285,13 +288,13 @@ describe('string ids', () => {
     expect(back.size).toBe(ids.length);
     for (const [i, id] of ids.entries()) {
       expect(back.has(id), JSON.stringify(id)).toBe(true);
-      expect(back.query(BigInt(i) * 0x1111n, 0)).toEqual([{ id, distance: 0 }]);
+      expect(back.query(BigInt(i) * 0x1111n, 0)).toEqual(columns([{ id, distance: 0 }]));
     }
     // A single lone surrogate comes back as itself, not U+FFFD.
     const one = new FingerprintIndex();
     one.add('\uDBFF', 7n);
     const oneBack = FingerprintIndex.deserialize(one.serialize());
-    expect(oneBack.query(7n)).toEqual([{ id: '\uDBFF', distance: 0 }]);
+    expect(oneBack.query(7n)).toEqual(columns([{ id: '\uDBFF', distance: 0 }]));
     expect(oneBack.has('\uFFFD')).toBe(false);
     for (const x of [index, back, one, oneBack]) x.free();
   });
@@ -314,7 +317,7 @@ describe('string ids', () => {
     const grown = process.memoryUsage().heapUsed - before;
     expect(grown, `heap grew by ${grown} bytes`).toBeLessThan(2_000_000);
     expect(index.size).toBe(1000);
-    expect(index.query(5n, 0)).toEqual([{ id: 'keep-5', distance: 0 }]);
+    expect(index.query(5n, 0)).toEqual(columns([{ id: 'keep-5', distance: 0 }]));
     index.free();
   });
 
@@ -336,7 +339,7 @@ describe('string ids', () => {
     expect(index.size).toBe(n);
     for (let i = 0; i < n; i += 7) {
       expect(index.has(ids[i]!)).toBe(true);
-      expect(index.query(fps[i]!, 0)).toEqual([{ id: ids[i], distance: 0 }]);
+      expect(index.query(fps[i]!, 0)).toEqual(columns([{ id: ids[i]!, distance: 0 }]));
     }
     expect(() => index.add('b0', 1n)).toThrow(/already/);
     expect(() => index.addMany(['fresh', 'b4999'], new BigUint64Array(2))).toThrow(/b4999.*already/);
@@ -346,8 +349,8 @@ describe('string ids', () => {
     index.add('b0', 1n);
     const back = FingerprintIndex.deserialize(index.serialize());
     expect(back.size).toBe(n / 2 + 1);
-    expect(back.query(1n, 0)).toEqual([{ id: 'b0', distance: 0 }]);
-    expect(back.query(fps[4999]!, 0)).toEqual([{ id: 'b4999', distance: 0 }]);
+    expect(back.query(1n, 0)).toEqual(columns([{ id: 'b0', distance: 0 }]));
+    expect(back.query(fps[4999]!, 0)).toEqual(columns([{ id: 'b4999', distance: 0 }]));
     index.free();
     back.free();
   });
@@ -364,7 +367,7 @@ describe('deserialize expectations and index widths', () => {
     expect(() => FingerprintIndex.deserialize(bytes, { bits: 32 as 64 })).toThrow(RangeError);
     expect(() => FingerprintIndex.deserialize(bytes, { foo: 1 } as never)).toThrow(TypeError);
     const ok = FingerprintIndex.deserialize(bytes, { bits: 128, maxDistance: 6 });
-    expect(ok.query((3n << 64n) | 1n)).toEqual([{ id: 1, distance: 0 }]);
+    expect(ok.query((3n << 64n) | 1n)).toEqual(columns([{ id: 1, distance: 0 }]));
     ok.free();
     wide.free();
   });
@@ -380,7 +383,7 @@ describe('deserialize expectations and index widths', () => {
     expect(() => narrow.add(1, fp128)).toThrow(RangeError);
     expect(wide.size + narrow.size).toBe(0);
     // 0 is a valid fingerprint of either width (a featureless document).
-    expect(wide.query(0n)).toEqual([]);
+    expect(wide.query(0n)).toEqual(columns([]));
     wide.free();
     narrow.free();
   });

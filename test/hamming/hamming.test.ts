@@ -103,12 +103,12 @@ function refDistances(query: bigint, fps: BigUint64Array, bits: HammingBits): nu
   return Array.from({ length: n }, (_, i) => refDistance(u32, i, q));
 }
 
-function refNearest(distances: number[], n: number): { index: number[]; distance: number[] } {
+function refNearest(distances: number[], n: number): { id: number[]; distance: number[] } {
   const order = distances
     .map((d, i) => [d, i] as const)
     .sort((x, y) => x[0] - y[0] || x[1] - y[1])
     .slice(0, n);
-  return { index: order.map((e) => e[1]), distance: order.map((e) => e[0]) };
+  return { id: order.map((e) => e[1]), distance: order.map((e) => e[0]) };
 }
 
 function refPairs(
@@ -187,7 +187,7 @@ function checkOneQuery(
   for (const n of [0, 1, 3, 10, expected.length, expected.length + 5]) {
     const got = nearest(query, on, n, options);
     const want = refNearest(expected, n);
-    expect({ index: plain(got.index), distance: plain(got.distance) }, `${label}, nearest ${n}`).toEqual(want);
+    expect({ id: plain(got.id), distance: plain(got.distance) }, `${label}, nearest ${n}`).toEqual(want);
   }
 }
 
@@ -266,13 +266,13 @@ describe('one query against many, vs the TypeScript reference', () => {
       const expected = refDistances(query, fps, bits);
       for (const n of [1, 100, 3000, 5000, 9999]) {
         const got = nearest(query, fps, n, { bits });
-        expect({ index: plain(got.index), distance: plain(got.distance) }, `bits ${bits}, n ${n}`).toEqual(
+        expect({ id: plain(got.id), distance: plain(got.distance) }, `bits ${bits}, n ${n}`).toEqual(
           refNearest(expected, n),
         );
       }
       // n exact duplicates of the query at the end: all are found although earlier entries fill the buffer first.
       const dup = store([...values, query, query, query], bits);
-      expect(plain(nearest(query, dup, 3, { bits }).index)).toEqual([10000, 10001, 10002]);
+      expect(plain(nearest(query, dup, 3, { bits }).id)).toEqual([10000, 10001, 10002]);
     }
   });
 
@@ -292,7 +292,7 @@ describe('one query against many, vs the TypeScript reference', () => {
     try {
       expect(set.size).toBe(count);
       expect(plain(set.withinDistance(query, 3))).toEqual(planted);
-      expect(plain(set.nearest(query, 2).index)).toEqual([0, 12345]);
+      expect(plain(set.nearest(query, 2).id)).toEqual([0, 12345]);
       const hist = set.distanceHistogram(query);
       expect(hist.reduce((s, v) => s + v, 0)).toBe(count);
       const distances = set.hammingDistances(query);
