@@ -102,3 +102,5 @@ export {
   type Verifier,
   type VerifierOptions,
 } from './dedup/shingle-jaccard.js';
+export type { IndexBits } from './fingerprint-index/planner.js';
+export type { CopiedSets } from './dedup/shingle-sets.js';

@@ -70,8 +70,10 @@ export const DEDUP_WINDOW_BYTES = 256 << 20;
 // ---------------------------------------------------------------------------------------------------------------
 // Clusters
 
+/** How pairs make clusters: connected components ('connected') or centres and their neighbours ('centre'). */
 export type ClusterMode = 'connected' | 'centre';
 
+/** Options of clusters(). */
 export interface ClusterOptions {
   /**
    * 'connected' (default): connected components of the pair graph. Near-duplicate relations chain: if A~B and
@@ -83,6 +85,7 @@ export interface ClusterOptions {
   mode?: ClusterMode;
 }
 
+/** What clusters() returns: a cluster per document, as a typed array, and the number of clusters. */
 export interface Clusters {
   /** For each document, the index of its cluster's representative (the lowest index, or the centre). */
   clusterOf: Uint32Array;
@@ -218,16 +221,26 @@ export interface DedupOptions extends SimHashOptions {
   threshold?: number;
 }
 
+/** Where a dedup run spent its time, in milliseconds. */
 export interface DedupTimings {
-  /** Milliseconds spent tokenizing and hashing (exact copies, then fingerprints), joining, verifying, clustering. */
+  /** Tokenizing and hashing: exact copies, then fingerprints. */
   hash: number;
+  /** Finding the candidate pairs within k. */
   join: number;
+  /** Comparing the candidates' shingle sets (0 without verification). */
   verify: number;
+  /** Forming the clusters and choosing what each keeps. */
   cluster: number;
+  /** The whole call. */
   total: number;
 }
 
+/**
+ * What dedup() (and dedupStream) returns. Per-document results are typed arrays in input order; `pairs` is
+ * typed-array columns (see rows()).
+ */
 export interface DedupResult {
+  /** Each document's fingerprint: one word per document at 64 bits, two (low word first) at 128. */
   fingerprints: BigUint64Array;
   /** Features per document (0: no features, fingerprint 0). */
   featureCounts: Float64Array;
@@ -250,6 +263,7 @@ export interface DedupResult {
    * can no longer change the clusters is not compared: a group of m near-duplicates costs about m comparisons.
    */
   checks: number;
+  /** Number of clusters, documents alone included: the size of the deduplicated corpus. */
   clusterCount: number;
   /**
    * For each document, the index of the document kept in its place (options.keep), or -1 for a document kept: the
@@ -258,7 +272,9 @@ export interface DedupResult {
   duplicateOf: Int32Array;
   /** The k and verification used (defaults filled in). */
   k: number;
+  /** The verification used, its defaults filled in, or false when pairs were not verified. */
   verify: Required<VerifyOptions> | false;
+  /** Where the time went. */
   timings: DedupTimings;
 }
 

@@ -15,8 +15,12 @@ import type { Neighbors, Pairs } from '../results.js';
 /** Fingerprint width for the batch functions: 64 (one u64 each) or 128 (two u64 each, low word first). */
 export type HammingBits = 64 | 128;
 
+/** Options of the batch Hamming functions. */
 export interface HammingOptions {
-  /** Fingerprint width: 64 (default) or 128. */
+  /**
+   * Fingerprint width: 64 (default) or 128. At 128 bits each fingerprint is two words of the BigUint64Array, low
+   * word first, and `query` a bigint below 2^128.
+   */
   bits?: HammingBits;
 }
 
@@ -778,6 +782,7 @@ const unfreed = new FinalizationRegistry<Block>((block) => block.heap.release(bl
  * Call free() when done: the memory goes back to the module's allocator and the next set reuses it.
  */
 export class FingerprintSet {
+  /** The width of its fingerprints (64 or 128), fixed when it was made. */
   readonly bits: HammingBits;
   private readonly count: number;
   private block: Block | null;
@@ -832,15 +837,19 @@ export class FingerprintSet {
     return { bits: this.bits, count: this.count, address: this.block.ptr, block: this.block };
   }
 
+  /** Distance from `query` to every member, one byte each, in member order; see hammingDistances. */
   hammingDistances(query: bigint): Uint8Array {
     return hammingDistances(query, this);
   }
+  /** Like hammingDistances, into `out` (at least `size` bytes); returns `out`. */
   hammingDistancesInto(query: bigint, out: Uint8Array): Uint8Array {
     return hammingDistancesInto(query, this, out);
   }
+  /** Positions (ascending) of the members within distance k of `query` (distance ≤ k); see withinDistance. */
   withinDistance(query: bigint, k: number): Uint32Array {
     return withinDistance(query, this, k);
   }
+  /** How many members are within distance k of `query` (distance ≤ k). */
   countWithinDistance(query: bigint, k: number): number {
     return countWithinDistance(query, this, k);
   }
@@ -848,6 +857,7 @@ export class FingerprintSet {
   nearest(query: bigint, n: number): Neighbors {
     return nearest(query, this, n);
   }
+  /** counts[d] = the number of members at distance d from `query`, for d = 0..bits. */
   distanceHistogram(query: bigint): Uint32Array {
     return distanceHistogram(query, this);
   }

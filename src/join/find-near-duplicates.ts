@@ -24,6 +24,7 @@ import {
 
 export type { JoinPlan } from './join-plan.js';
 
+/** Options of findNearDuplicates: the distance, the width, and how many threads walk the join. */
 export interface FindNearDuplicatesOptions {
   /** Largest Hamming distance reported (pairs with distance ≤ k). */
   k: number;
