@@ -17,13 +17,14 @@ export const BUDGETS = {
   'dist/index.cjs': { raw: 216 * KB, gzip: 64 * KB },
   // Both builds, gzip then base64 (72 KiB), once for both entries.
   'dist/wasm.mjs': { raw: 84 * KB, gzip: 64 * KB },
-  'dist/index.d.cts': { raw: 52 * KB, gzip: 16 * KB },
+  // Every export documented (59 KiB: most of it TSDoc, which editors show).
+  'dist/index.d.cts': { raw: 68 * KB, gzip: 20 * KB },
   // The CLI imports ./index.mjs and ./clickhouse.mjs rather than copies (67 KiB).
   'dist/cli.mjs': { raw: 78 * KB, gzip: 26 * KB },
   // simhash-wasm/clickhouse: no WebAssembly, and the client is the user's (28 KiB).
   'dist/clickhouse.mjs': { raw: 34 * KB, gzip: 11 * KB },
   'dist/clickhouse.cjs': { raw: 34 * KB, gzip: 11 * KB },
-  'dist/clickhouse.d.cts': { raw: 14 * KB, gzip: 5 * KB },
+  'dist/clickhouse.d.cts': { raw: 20 * KB, gzip: 7 * KB },
   // The first 1.2 MB of data/sample/licenses.jsonl (scripts/pack-sample.mjs), 194 KiB.
   'dist/sample/licenses.jsonl.gz': { raw: 224 * KB, gzip: 224 * KB },
 };
