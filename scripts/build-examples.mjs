@@ -39,7 +39,11 @@ for (const name of fs.readdirSync(source)) {
 }
 fs.copyFileSync(library, path.join(out, 'lib/simhash-wasm.mjs'));
 fs.copyFileSync(path.join(root, 'dist/wasm.mjs'), path.join(out, 'lib/wasm.mjs'));
+// hyparquet (a devDependency here; pure ES modules, no dependencies of its own), which the page loads only when a
+// Parquet table is dropped.
+const hyparquet = path.join(root, 'node_modules/hyparquet/src');
+fs.cpSync(hyparquet, path.join(out, 'lib/hyparquet'), { recursive: true, filter: (f) => !f.endsWith('.d.ts') });
 console.log(
-  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs and lib/wasm.mjs (dist/)`,
+  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs and lib/wasm.mjs (dist/), lib/hyparquet/`,
 );
 console.log('serve it with: npm run serve:examples');

@@ -34,9 +34,48 @@ async function fileText(file) {
   return new Response(file.stream().pipeThrough(new DecompressionStream('gzip'))).text();
 }
 
+/** @param {Uint8Array} bytes */
+const isPar1 = (bytes) => bytes.length === 4 && String.fromCharCode(...bytes) === 'PAR1';
+
+/** Whether a file is a Parquet table: it starts and ends with PAR1, as the command line checks. */
+async function isParquet(file) {
+  if (file.size < 12) return false;
+  const [head, tail] = await Promise.all([file.slice(0, 4).arrayBuffer(), file.slice(file.size - 4).arrayBuffer()]);
+  return isPar1(new Uint8Array(head)) && isPar1(new Uint8Array(tail));
+}
+
 /**
- * Reads text files (as UTF-8, gzip decompressed), one document per file; files that fail to read are reported,
- * not fatal.
+ * A Parquet table's rows as documents, read with hyparquet (the command line's Parquet reader; the page build copies
+ * it into lib/hyparquet and it loads only when a table is dropped). The text is the column named "text", else the
+ * first string column; "id", when there is one, names each row. hyparquet itself reads uncompressed and Snappy
+ * tables (DuckDB's and Spark's default); other codecs need hyparquet-compressors, which the command line loads.
+ * @param {File} file
+ * @returns {Promise<Doc[]>}
+ */
+async function parquetDocs(file) {
+  const { parquetMetadata, parquetSchema, parquetReadObjects } = await import('./lib/hyparquet/index.js');
+  const buffer = await file.arrayBuffer();
+  const metadata = parquetMetadata(buffer);
+  const columns = parquetSchema(metadata).children.map((c) => c.element);
+  const isString = (e) => e.type === 'BYTE_ARRAY' && (e.converted_type === 'UTF8' || e.logical_type?.type === 'STRING');
+  const text = columns.find((e) => e.name === 'text' && isString(e)) ?? columns.find(isString);
+  if (!text) throw new TypeError(`${file.name}: no string column to read as text`);
+  const id = columns.find((e) => e.name === 'id' && e.name !== text.name);
+  const rows = await parquetReadObjects({
+    file: buffer,
+    metadata,
+    columns: id ? [text.name, id.name] : [text.name],
+    rowFormat: 'object',
+  });
+  return rows.map((row, i) => ({
+    name: `${file.name}: ${id && row[id.name] != null ? String(row[id.name]) : `row ${i + 1}`}`,
+    text: row[text.name] == null ? '' : String(row[text.name]),
+  }));
+}
+
+/**
+ * Reads files as documents: a text file (UTF-8, gzip decompressed) is one document, a Parquet table one per row.
+ * Files that fail to read are reported with the reason, not fatal.
  * @param {Iterable<File>} files
  * @returns {Promise<{ docs: Doc[], failed: string[] }>}
  */
@@ -45,9 +84,10 @@ export async function readFiles(files) {
   const failed = [];
   for (const file of files) {
     try {
-      docs.push({ name: file.name, text: await fileText(file) });
-    } catch {
-      failed.push(file.name);
+      if (await isParquet(file)) docs.push(...(await parquetDocs(file)));
+      else docs.push({ name: file.name, text: await fileText(file) });
+    } catch (error) {
+      failed.push(`${file.name} (${error instanceof Error ? error.message : String(error)})`);
     }
   }
   return { docs, failed };

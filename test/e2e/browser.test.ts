@@ -309,6 +309,53 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(errors).toEqual([]);
   });
 
+  it('reads a Parquet table written by DuckDB, one document per row, and names a table it cannot read', async () => {
+    const page = await open();
+    const sample = await page.evaluate(() => window.simhashDemo.sampleDocuments());
+    const rows = sample.map((d, i) => ({ id: `row-${i}`, text: d.text }));
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await (await DuckDBInstance.create(':memory:')).connect();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-page-parquet-'));
+    const table = async (name: string, codec: string) => {
+      const json = path.join(dir, `${name}.jsonl`);
+      fs.writeFileSync(json, rows.map((r) => JSON.stringify(r)).join('\n'));
+      const file = path.join(dir, `${name}.parquet`);
+      await db.run(
+        `COPY (SELECT * FROM read_json('${json}', columns = {id: 'VARCHAR', text: 'VARCHAR'})) TO '${file}' (FORMAT parquet, COMPRESSION ${codec})`,
+      );
+      return { name: `${name}.parquet`, mimeType: 'application/vnd.apache.parquet', buffer: fs.readFileSync(file) };
+    };
+    try {
+      // Snappy, DuckDB's default, is one hyparquet reads itself; Brotli needs the codecs only the command line loads.
+      await page.setInputFiles('#files', [await table('table', 'snappy'), await table('brotli', 'brotli')]);
+      await page.waitForFunction((n) => window.simhashDemo.documents().length === n, rows.length);
+      const docs = await page.evaluate(() => window.simhashDemo.documents());
+      expect(docs.map((d) => d.text)).toEqual(rows.map((r) => r.text));
+      expect(docs.map((d) => d.name)).toEqual(rows.map((r) => `table.parquet: ${r.id}`));
+      await page.waitForSelector('#status[data-state="error"]');
+      expect(await page.textContent('#status')).toMatch(/Could not read: brotli\.parquet \(.*BROTLI/i);
+
+      const k = 10;
+      await page.fill('#k', String(k));
+      await page.click('#run');
+      await page.waitForSelector('#status[data-state="done"]', { timeout: 60_000 });
+      const clusterOf = await page.$$eval('#documents tbody tr', (trs) =>
+        trs.map((tr) => Number((tr as HTMLElement).dataset.cluster)),
+      );
+      expect(clusterOf).toEqual(
+        reference(
+          rows.map((r) => r.text),
+          k,
+        ).clusterOf,
+      );
+    } finally {
+      db.closeSync();
+      fs.rmSync(dir, { recursive: true, force: true });
+      await page.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('processes 5,000 documents in the worker with progress, the page staying responsive', async () => {
     const page = await open();
     const texts = await page.evaluate(() => {
