@@ -49,7 +49,8 @@ function minify() {
   return {
     name: 'minify',
     async renderChunk(code) {
-      const out = await transform(code, { loader: 'js', minifyWhitespace: true, minifySyntax: true });
+      // Lines of at most about 120 characters: an uncaught error makes Node print the line it was thrown from.
+      const out = await transform(code, { loader: 'js', minifyWhitespace: true, minifySyntax: true, lineLimit: 120 });
       return { code: out.code, map: null };
     },
   };

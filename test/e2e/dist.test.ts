@@ -155,6 +155,19 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     expect(unpackedSize).toBeLessThanOrEqual(UNPACKED_BUDGET);
   });
 
+  it('ships JavaScript in short lines: an uncaught error prints the line it came from, not the library', () => {
+    const installed = path.join(consumer, 'node_modules/simhash-wasm/dist');
+    for (const file of ['index.mjs', 'index.cjs', 'cli.mjs', 'clickhouse.mjs', 'clickhouse.cjs']) {
+      const longest = Math.max(
+        ...fs
+          .readFileSync(path.join(installed, file), 'utf8')
+          .split('\n')
+          .map((l) => l.length),
+      );
+      expect(longest, file).toBeLessThan(1000);
+    }
+  });
+
   it('embeds each WebAssembly build once, in wasm.mjs, which both entries import', async () => {
     const installed = path.join(consumer, 'node_modules/simhash-wasm/dist');
     const { SIMD_WASM_GZ, SCALAR_WASM_GZ } = (await import(path.join(installed, 'wasm.mjs'))) as Record<string, string>;
