@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
-export const SAMPLE_BYTES = 1_200_000;
+const SAMPLE_BYTES = 1_200_000;
 
 const root = new URL('..', import.meta.url);
 const from = new URL('data/sample/licenses.jsonl', root);

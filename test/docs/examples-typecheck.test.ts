@@ -8,6 +8,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ONCE } from '../e2e/gate.js';
+import { fencedBlocks } from '../markdown.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -17,11 +18,9 @@ interface Example {
 }
 
 function markdownExamples(file: string): Example[] {
-  const text = fs.readFileSync(path.join(root, file), 'utf8');
-  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({
-    where: `${file}:${text.slice(0, m.index).split('\n').length}`,
-    code: m[1]!,
-  }));
+  return fencedBlocks(fs.readFileSync(path.join(root, file), 'utf8'))
+    .filter((b) => b.lang === 'ts')
+    .map((b) => ({ where: `${file}:${b.line}`, code: b.body }));
 }
 
 function sourceFiles(dir: string): string[] {
@@ -37,8 +36,9 @@ export function tsdocExamples(file: string, text: string): Example[] {
   for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
     const lines = comment[0].split('\n').map((l) => l.replace(/^\s*\* ?/, ''));
     const body = lines.join('\n');
-    for (const m of body.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
-      out.push({ where: `${file}:${text.slice(0, comment.index).split('\n').length}`, code: m[1]! });
+    for (const block of fencedBlocks(body)) {
+      if (block.lang === 'ts')
+        out.push({ where: `${file}:${text.slice(0, comment.index).split('\n').length}`, code: block.body });
     }
   }
   return out;

@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simhashMany, toHex } from '../../src/index.js';
 import { dedup } from '../../src/dedup/dedup.js';
+import { fencedBlocks } from '../markdown.js';
 import { ensureBuilt } from './build.js';
 import { distGate, ONCE } from './gate.js';
 
@@ -81,8 +82,7 @@ function expectedFingerprints(): string[][] {
 
 /** A documentation file's ```sh blocks, each with the ```text block right after it (the output it shows), if any. */
 function shellExamples(file: string): Array<{ script: string; shown?: string }> {
-  const text = fs.readFileSync(path.join(root, file), 'utf8');
-  const blocks = [...text.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1], body: m[2]! }));
+  const blocks = fencedBlocks(fs.readFileSync(path.join(root, file), 'utf8'));
   const out: Array<{ script: string; shown?: string }> = [];
   blocks.forEach((block, i) => {
     if (block.lang !== 'sh') return;
