@@ -10,10 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { init } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
-import { root, runCli } from './run.js';
-
-const tsxLoader = path.join(root, 'node_modules/tsx/dist/loader.mjs');
-const cliPath = path.join(root, 'src/cli/cli.ts');
+import { cliSource as cliPath, root, runCli, tsxLoader } from './run.js';
 
 let dir: string;
 beforeAll(async () => {

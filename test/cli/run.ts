@@ -4,9 +4,10 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = path.join(root, 'src/cli/cli.ts');
-// By path, so the CLI also runs from another working directory.
-const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
+/** The CLI's source, which the tests run as users run the binary. */
+export const cliSource = path.join(root, 'src/cli/cli.ts');
+/** tsx's loader for `node --import`, by URL, so the sources also run from another working directory. */
+export const tsxLoader = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
 
 export interface RunResult {
   code: number;
@@ -18,7 +19,7 @@ export function runCli(
   args: string[],
   options: { input?: string; cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {},
 ): RunResult {
-  const r = spawnSync(process.execPath, ['--import', tsx, cli, ...args], {
+  const r = spawnSync(process.execPath, ['--import', tsxLoader, cliSource, ...args], {
     cwd: options.cwd ?? root,
     env: options.env ?? process.env,
     input: options.input,

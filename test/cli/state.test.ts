@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
 import { init } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
-import { root, runCli } from './run.js';
+import { cliSource, root, runCli, tsxLoader } from './run.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -119,16 +119,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --state', () => {
       fs.writeFileSync(file, before);
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          path.join(root, 'node_modules/tsx/dist/loader.mjs'),
-          path.join(root, 'src/cli/cli.ts'),
-          'dedup',
-          '--jsonl',
-          b,
-          '--state',
-          state,
-        ],
+        ['--import', tsxLoader, cliSource, 'dedup', '--jsonl', b, '--state', state],
         { cwd: root, stdio: 'ignore' },
       );
       const exited = new Promise((resolve) => child.once('exit', resolve));

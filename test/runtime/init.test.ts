@@ -5,15 +5,14 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { root, tsxLoader } from '../cli/run.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const tsx = pathToFileURL(path.join(root, 'node_modules/tsx/dist/loader.mjs')).href;
 const entry = pathToFileURL(path.join(root, 'src/index.ts')).href;
 
 /** Runs `body` (an async function body with `lib` in scope) in a fresh Node process; returns its JSON output. */
 function fresh(body: string): unknown {
   const script = `const lib = await import(${JSON.stringify(entry)});\n${body}`;
-  const r = spawnSync(process.execPath, ['--import', tsx, '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, ['--import', tsxLoader, '--input-type=module', '-e', script], {
     cwd: root,
     encoding: 'utf8',
     timeout: 60_000,
