@@ -12,7 +12,7 @@ import { MAX_DOCUMENT_BYTES } from '../dedup/stream-hash.js';
 import type { Locators, StreamDocument } from '../dedup/stream.js';
 import { escapeName } from './output.js';
 import type { Progress } from './progress.js';
-import { InputError, type Reporter, UsageError } from './report.js';
+import { InputError, type Reporter, UsageError, errorCode } from './report.js';
 import { type Source, listSources } from './sources.js';
 import { corruptMessage, decompressed } from './compression.js';
 import { type ParquetTable, isParquetFile, openParquet, readRows } from './parquet.js';
@@ -65,11 +65,6 @@ class F64s {
     }
     this.data[at] = x;
   }
-}
-
-function errorCode(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e.code ?? e.message ?? String(error);
 }
 
 /** Whether a line holds nothing but white space (String.prototype.trim's). */

@@ -13,6 +13,12 @@ export const NAME = 'simhash-wasm';
 
 export class InputError extends Error {}
 
+/** What a failed read says in a report: the system's code (ENOENT, EACCES, ...), else the message. */
+export function errorCode(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  return e.code ?? e.message ?? String(error);
+}
+
 export class UsageError extends Error {}
 
 export class Reporter {

@@ -6,7 +6,7 @@
 // file is read once however many paths lead to it (by device and inode, as fclones and jdupes count files).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Reporter } from './report.js';
+import { type Reporter, errorCode } from './report.js';
 
 export interface Source {
   /** As given or found: a path, or "-" for standard input. */
@@ -19,11 +19,6 @@ export interface Source {
 
 export interface ListOptions {
   followSymlinks: boolean;
-}
-
-function errorCode(error: unknown): string {
-  const e = error as NodeJS.ErrnoException;
-  return e.code ?? e.message ?? String(error);
 }
 
 function kindOf(stat: fs.Stats): string {
