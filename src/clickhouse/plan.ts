@@ -9,7 +9,7 @@
 // When no block plan is cheap enough (large k), the grid plan compares everything: each fingerprint goes to group
 // id mod G and gets G key rows, one per group pair {g, j}; every pair of fingerprints meets on exactly one key.
 import { show } from '../errors.js';
-import { planWithBlocks } from '../join/join-plan.js';
+import { binomial, planWithBlocks } from '../join/join-plan.js';
 
 /** Fingerprint width the ClickHouse tables hold: 64, or 128 (two UInt64 words, low and high). */
 export type ClusterBits = 64 | 128;
@@ -148,12 +148,6 @@ export function planClusterJoin(options: ClusterPlanOptions): ClusterJoinPlan {
     if (plan.estimate.cost < best.estimate.cost) best = plan;
   }
   return best;
-}
-
-function binomial(n: number, r: number): number {
-  let c = 1;
-  for (let i = 1; i <= r; i++) c = (c * (n - r + i)) / i;
-  return Math.round(c);
 }
 
 function rowBytes(bits: ClusterBits): number {
