@@ -252,10 +252,11 @@ export interface DedupResult {
    */
   pairs: Pairs;
   /**
-   * Candidate pairs of distinct texts within k handed to verification (exact copies are grouped without a check).
-   * Connected clusters explained: the join skips pairs inside a cluster already formed when it reaches them. Other
-   * modes: every pair within k, except that dedup() leaves out of its join the pairs whose shingle-set sizes alone
-   * rule out the threshold (when its one pass gives the sizes); dedupStream counts them, so its count may be higher.
+   * Candidate pairs of distinct texts within k handed to verification (exact copies are grouped without a check),
+   * less those whose shingle-set sizes alone rule out the threshold where the sizes are known before verification
+   * (dedupStream, and dedup() when its hashing pass keeps the sets). Connected clusters explained: the join also
+   * skips pairs inside a cluster already formed when it reaches them. How many pairs each path leaves out differs,
+   * so dedup() and dedupStream may count different candidates for the same pairs and clusters.
    */
   candidates: number;
   /**

@@ -95,6 +95,8 @@ export interface SetSource {
   sameWordless(i: number, j: number): boolean;
   /** Whether two documents are known to be one text (then similar without a test); optional. */
   identical?(i: number, j: number): boolean;
+  /** Document d's shingle-set size, where every document's is known before verification; optional. */
+  setSize?(d: number): number;
 }
 
 /** Sets built from texts in memory, a window at a time. */

@@ -116,6 +116,10 @@ export class SetStore implements SetSource {
     this.size = size;
   }
 
+  setSize(d: number): number {
+    return this.size[d]!;
+  }
+
   cost(d: number): number {
     return 8 * this.size[d]! + 16;
   }

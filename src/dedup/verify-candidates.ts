@@ -90,7 +90,9 @@ export function joinAndVerify(
   };
   const rows = groups.fpGroups;
   const members = mapped(rows.members, groups.joined);
-  const batch = new DocumentPairBatch(forest, take);
+  const sizes = o.verify && o.source ? documentSetSizes(n, o.source, o.prebuilt ?? null) : null;
+  const threshold = o.verify ? o.verify.threshold : 0;
+  const batch = new DocumentPairBatch(forest, take, sizes, threshold);
   // Distinct texts with one fingerprint, then the join's pairs.
   batch.within(rows, members);
   batch.flush();
@@ -115,6 +117,8 @@ export function joinAndVerify(
       }
       return clusterOfFp;
     },
+    undefined,
+    sizes ? { range: sizeRanges(rows, members, sizes), threshold } : null,
   );
   const verified = {
     a: kept.a.slice(0, kept.count),
@@ -122,6 +126,52 @@ export function joinAndVerify(
     distance: kept.distance.slice(0, kept.count),
   };
   return { verified, checks: checks.checks, candidates, verifyMs };
+}
+
+/**
+ * Each document's shingle-set size, where the source knows them all before verification (the set store of the
+ * streaming pass, or dedup's one pass); else null.
+ */
+function documentSetSizes(n: number, source: SetSource, prebuilt: PrebuiltSets | null): Uint32Array | null {
+  const sizes = new Uint32Array(n);
+  if (prebuilt) {
+    for (let d = 0; d < n; d++) {
+      const set = prebuilt.setOf[d]!;
+      if (set < 0) return null;
+      sizes[d] = prebuilt.setSizes[set]!;
+    }
+    return sizes;
+  }
+  if (!source.setSize) return null;
+  for (let d = 0; d < n; d++) sizes[d] = source.setSize(d);
+  return sizes;
+}
+
+/** The smallest and the largest set size among each fingerprint's documents (SizeFilter.range). */
+function sizeRanges(rows: Rows, members: Uint32Array, sizes: Uint32Array): Uint32Array {
+  const fpCount = rows.start.length - 1;
+  const range = new Uint32Array(2 * fpCount);
+  for (let q = 0; q < fpCount; q++) {
+    let lo = 0xffffffff;
+    let hi = 0;
+    for (let x = rows.start[q]!; x < rows.start[q + 1]!; x++) {
+      const size = sizes[members[x]!]!;
+      lo = Math.min(lo, size);
+      hi = Math.max(hi, size);
+    }
+    range[2 * q] = lo;
+    range[2 * q + 1] = hi;
+  }
+  return range;
+}
+
+/**
+ * Whether two documents with sets of sizes x and y may reach Jaccard `threshold`: J <= min / max. The verifier rejects
+ * exactly when min < threshold * max (up to its own 1e-9), and the slack keeps this on the safe side of it (the
+ * kernel's walk applies the same rule, assembly/join.ts sizesMayPass).
+ */
+export function sizesMayPass(x: number, y: number, threshold: number): boolean {
+  return !(Math.min(x, y) < threshold * Math.max(x, y) - 1e-6);
 }
 
 /** Document pairs that joinAndVerify verifies at a time: 2^20 take 9 MiB. */
@@ -145,6 +195,9 @@ class DocumentPairBatch {
   constructor(
     private readonly forest: Uint32Array,
     private readonly take: (pairs: Pairs) => void,
+    /** Each document's set size, or null: pairs that sizesMayPass rules out are never handed to `take`. */
+    private readonly sizes: Uint32Array | null = null,
+    private readonly threshold = 0,
   ) {
     this.a = new Uint32Array(DOCUMENT_PAIR_BATCH);
     this.b = new Uint32Array(DOCUMENT_PAIR_BATCH);
@@ -189,6 +242,7 @@ class DocumentPairBatch {
   }
 
   private push(u: number, v: number, d: number): void {
+    if (this.sizes && !sizesMayPass(this.sizes[u]!, this.sizes[v]!, this.threshold)) return;
     if (forestRoot(this.forest, u) === forestRoot(this.forest, v)) return;
     const c = this.count;
     this.a[c] = Math.min(u, v);

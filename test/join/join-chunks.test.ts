@@ -64,6 +64,42 @@ describe('walkInChunks with groups', () => {
         expect(got.sort()).toEqual(want.sort());
       });
 
+      it(`sizes: a pair is left out exactly when its set sizes rule out the threshold (${bits} bits, ${name})`, () => {
+        const next = rng(11);
+        // Size ranges of 1 to 3 documents' sets, many on the boundary: at threshold 3/5, sizes 3 and 5 may still
+        // reach it (J = 3/5 when the smaller set is inside the larger) and must be emitted.
+        const range = new Uint32Array(2 * n);
+        for (let i = 0; i < n; i++) {
+          const lo = [3, 5, 6, 10, 0, 1][Math.floor(next() * 6)]! * (1 + Math.floor(next() * 3));
+          range[2 * i] = lo;
+          range[2 * i + 1] = next() < 0.5 ? lo : lo + Math.floor(next() * 4);
+        }
+        // Exact integers: max(A) < 3/5 · min(B) is 5 · max(A) < 3 · min(B).
+        const apart = (x: number, y: number) => 5 * range[2 * x + 1]! < 3 * range[2 * y]!;
+        // Without groups every fingerprint is its own segment; with them, segments of one group are skipped by the
+        // range of their sizes (and inside one group, not walked at all).
+        const none = Uint32Array.from({ length: n }, () => NO_GROUP);
+        const few = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 8)));
+        for (const groups of [none, few]) {
+          const got: string[] = [];
+          walkInChunks(
+            fps,
+            plan,
+            (p) => p.a.forEach((a, i) => got.push(`${a},${p.b[i]},${p.distance[i]}`)),
+            () => groups,
+            41,
+            { range, threshold: 0.6 },
+          );
+          const want = plain.filter((s) => {
+            const [a, b] = s.split(',').map(Number) as [number, number];
+            return !apart(a, b) && !apart(b, a) && (groups[a] === NO_GROUP || groups[a] !== groups[b]);
+          });
+          expect(want.length).toBeGreaterThan(100);
+          expect(want.length).toBeLessThan(plain.length / 2);
+          expect(got.sort()).toEqual(want.sort());
+        }
+      });
+
       it(`groups that grow with the pairs emitted give the plain join's components (${bits} bits, ${name})`, () => {
         const parent = Uint32Array.from({ length: n }, (_, i) => i);
         const find = (x: number): number => {
