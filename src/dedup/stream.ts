@@ -18,6 +18,7 @@ import { collapse, tooManyPairs } from './dedup-groups.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import { findNearDuplicates, joinIfSmall } from '../join/find-near-duplicates.js';
 import { WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
+import { joinAndVerifyBeside } from './join-beside.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, confirmCopies } from './stream-verify.js';
@@ -263,12 +264,16 @@ export async function dedupStream(
     const spilled = (store?.spilledBytes ?? 0) > 0;
     const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits, !spilled);
     const stage = { verify, mode, pairsMode, source: store, windowBytes: STORE_WINDOW_BYTES };
-    // Connected clusters explained: a join of many pairs walks in chunks on this thread, each verified as it comes;
-    // otherwise the join runs first, on `threads` workers.
+    // Connected clusters explained: a join of many pairs walks in chunks, each verified as it comes (the walk on a
+    // worker beside this thread when threads > 1); otherwise the join runs first, on `threads` workers.
     const found = joinsInChunks(stage, fingerprintCount)
       ? await joinIfSmall(groups.distinctFps, plan, stream.threads, WHOLE_JOIN_PAIRS)
       : await findNearDuplicates(groups.distinctFps, { k, bits, threads: stream.threads });
-    const joined = joinedAndVerified(count, groups, plan, found, stage);
+    const beside =
+      found === null && joinsInChunks(stage, fingerprintCount)
+        ? await joinAndVerifyBeside(count, groups, plan, stage, stream.threads)
+        : null;
+    const joined = beside ?? joinedAndVerified(count, groups, plan, found, stage);
     progress('verifying', 1, 1);
     const t3 = performance.now();
     progress('clustering', 0, 1);

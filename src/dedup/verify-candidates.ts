@@ -5,7 +5,7 @@
 // is ever held and pairs inside a cluster already formed are not even emitted. One machinery for both paths: only
 // where the sets come from differs.
 import type { Pairs } from '../results.js';
-import { NO_GROUP, walkInChunks } from '../join/join.js';
+import { JOIN_CHUNK_PAIRS, NO_GROUP, type SizeFilter, walkInChunks } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import {
   type Collapsed,
@@ -66,18 +66,113 @@ export function joinAndVerify(
   groups: Collapsed,
   plan: JoinPlan,
   o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
-): { verified: Pairs; checks: number; candidates: number; verifyMs: number } {
-  const checks = PairChecks.connected(n);
-  const forest = checks.forest!;
-  const kept = { a: new Uint32Array(n), b: new Uint32Array(n), distance: new Uint8Array(n), count: 0 };
-  let candidates = 0;
-  let verifyMs = 0;
-  const take = (pairs: Pairs): void => {
+): JoinedAndVerified {
+  const v = new ChunkVerifier(n, groups, o);
+  // A chunk is verified once the walk has emitted WALK_LAG more: the walk goes on with the clusters WALK_LAG chunks
+  // late, as it does on a worker beside the verifier (join-beside.ts), so both walk the same pairs in the same
+  // order, and give the same pairs, checks and candidates.
+  const held: Pairs[] = [];
+  walkInChunks(
+    groups.distinctFps,
+    plan,
+    (pairs) => {
+      held.push(pairs);
+      if (held.length > WALK_LAG) v.take(held.shift()!);
+    },
+    () => v.roots(),
+    walkChunk.pairs,
+    v.sizeFilter,
+  );
+  for (const pairs of held) v.take(pairs);
+  return v.result();
+}
+
+/**
+ * Chunks by which the walk's clusters lag the verifier's: how far a walk beside the verifier may run ahead of it.
+ * One chunk ahead left both threads waiting on each other (chunks vary in walking and verifying cost); each chunk
+ * of lag may hand over pairs inside clusters that a verified chunk has formed, which verification skips.
+ */
+export const WALK_LAG = 4;
+
+/** Pairs per chunk of joinAndVerify's walk (tests make it small, so that a small corpus walks in many chunks). */
+export const walkChunk = { pairs: JOIN_CHUNK_PAIRS };
+
+/**
+ * joinAndVerify's side of the walk: takes the join's chunks of fingerprint pairs in walk order, verifies them, and
+ * says each fingerprint's cluster so far (roots()) for the walk to skip pairs inside one. The walk may run on this
+ * thread or on a worker beside it (join-beside.ts), told the clusters one chunk late either way.
+ */
+export class ChunkVerifier {
+  /** The rule the walk applies to set sizes (or null: no sizes known before verification). */
+  readonly sizeFilter: SizeFilter | null;
+  private readonly checks: PairChecks;
+  private readonly forest: Uint32Array;
+  private readonly kept: { a: Uint32Array; b: Uint32Array; distance: Uint8Array; count: number };
+  private readonly rows: Rows;
+  private readonly members: Uint32Array;
+  private readonly batch: DocumentPairBatch;
+  private readonly clusterOfFp: Uint32Array;
+  private candidates = 0;
+  private verifyMs = 0;
+
+  constructor(
+    n: number,
+    groups: Collapsed,
+    private readonly o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
+  ) {
+    this.checks = PairChecks.connected(n);
+    this.forest = this.checks.forest!;
+    this.kept = { a: new Uint32Array(n), b: new Uint32Array(n), distance: new Uint8Array(n), count: 0 };
+    this.rows = groups.fpGroups;
+    this.members = mapped(this.rows.members, groups.joined);
+    const sizes = o.verify && o.source ? documentSetSizes(n, o.source, o.prebuilt ?? null) : null;
+    const threshold = o.verify ? o.verify.threshold : 0;
+    this.sizeFilter = sizes ? { range: sizeRanges(this.rows, this.members, sizes), threshold } : null;
+    this.batch = new DocumentPairBatch(this.forest, (pairs) => this.verify(n, pairs), sizes, threshold);
+    this.clusterOfFp = new Uint32Array(this.rows.start.length - 1);
+    // Distinct texts with one fingerprint, then the join's pairs.
+    this.batch.within(this.rows, this.members);
+    this.batch.flush();
+  }
+
+  /** A chunk of the join's pairs of fingerprints, in walk order. */
+  take(pairs: Pairs): void {
+    this.batch.across(this.rows, this.members, pairs);
+    this.batch.flush();
+  }
+
+  /** Each fingerprint's cluster: its documents' one cluster, or NO_GROUP while they are in several. */
+  roots(): Uint32Array {
+    const { start } = this.rows;
+    const { forest, members, clusterOfFp } = this;
+    for (let q = 0; q < clusterOfFp.length; q++) {
+      const s = start[q]!;
+      const e = start[q + 1]!;
+      const r = forestRoot(forest, members[s]!);
+      let one = true;
+      for (let x = s + 1; x < e && one; x++) one = forestRoot(forest, members[x]!) === r;
+      clusterOfFp[q] = one ? r : NO_GROUP;
+    }
+    return clusterOfFp;
+  }
+
+  result(): JoinedAndVerified {
+    const { kept } = this;
+    const verified = {
+      a: kept.a.slice(0, kept.count),
+      b: kept.b.slice(0, kept.count),
+      distance: kept.distance.slice(0, kept.count),
+    };
+    return { verified, checks: this.checks.checks, candidates: this.candidates, verifyMs: this.verifyMs };
+  }
+
+  private verify(n: number, pairs: Pairs): void {
     const t0 = performance.now();
-    candidates += pairs.a.length;
+    const { o, kept, forest } = this;
+    this.candidates += pairs.a.length;
     const flags =
       o.verify && o.source
-        ? pairFlags(n, o.source, pairs.a, pairs.b, o.verify, checks, o.windowBytes, o.prebuilt)
+        ? pairFlags(n, o.source, pairs.a, pairs.b, o.verify, this.checks, o.windowBytes, o.prebuilt)
         : null;
     for (let p = 0; p < pairs.a.length; p++) {
       // Without verification every pair is similar: it is kept when it joins two trees.
@@ -86,46 +181,8 @@ export function joinAndVerify(
       kept.b[kept.count] = pairs.b[p]!;
       kept.distance[kept.count++] = pairs.distance[p]!;
     }
-    verifyMs += performance.now() - t0;
-  };
-  const rows = groups.fpGroups;
-  const members = mapped(rows.members, groups.joined);
-  const sizes = o.verify && o.source ? documentSetSizes(n, o.source, o.prebuilt ?? null) : null;
-  const threshold = o.verify ? o.verify.threshold : 0;
-  const batch = new DocumentPairBatch(forest, take, sizes, threshold);
-  // Distinct texts with one fingerprint, then the join's pairs.
-  batch.within(rows, members);
-  batch.flush();
-  const fpCount = rows.start.length - 1;
-  const clusterOfFp = new Uint32Array(fpCount);
-  walkInChunks(
-    groups.distinctFps,
-    plan,
-    (pairs) => {
-      batch.across(rows, members, pairs);
-      batch.flush();
-    },
-    () => {
-      // A fingerprint's cluster: its documents' one cluster, or NO_GROUP while they are in several.
-      for (let q = 0; q < fpCount; q++) {
-        const s = rows.start[q]!;
-        const e = rows.start[q + 1]!;
-        const r = forestRoot(forest, members[s]!);
-        let one = true;
-        for (let x = s + 1; x < e && one; x++) one = forestRoot(forest, members[x]!) === r;
-        clusterOfFp[q] = one ? r : NO_GROUP;
-      }
-      return clusterOfFp;
-    },
-    undefined,
-    sizes ? { range: sizeRanges(rows, members, sizes), threshold } : null,
-  );
-  const verified = {
-    a: kept.a.slice(0, kept.count),
-    b: kept.b.slice(0, kept.count),
-    distance: kept.distance.slice(0, kept.count),
-  };
-  return { verified, checks: checks.checks, candidates, verifyMs };
+    this.verifyMs += performance.now() - t0;
+  }
 }
 
 /**

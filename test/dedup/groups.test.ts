@@ -10,6 +10,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { type StreamDocument, dedupStream } from '../../src/dedup/stream.js';
+import { walksBeside } from '../../src/dedup/join-beside.js';
+import { walkChunk } from '../../src/dedup/verify-candidates.js';
 import { loadReference, referenceFingerprint, rng } from '../reference.js';
 import { bruteForce, unionFind } from '../join/join-reference.js';
 import { refKeep } from './jaccard-reference.js';
@@ -179,6 +181,43 @@ describe('near-duplicate groups', () => {
       for (let p = 0; p < all.pairs.a.length; p++) expanded.add(`${all.pairs.a[p]},${all.pairs.b[p]}`);
       for (const p of keptSet) expect(expanded.has(p), `${bits} bits, all: ${p}`).toBe(true);
     }
+  });
+
+  it('the walk on a worker beside the verifier gives the one-thread walk and dedup(): candidates, checks, pairs', async () => {
+    const texts = groupCorpus(39, [1, 3, 8, 40, 200, 400]);
+    // Chunks of 31 pairs: the walk hands over dozens of chunks, and goes on while earlier ones are verified.
+    const chunk = walkChunk.pairs;
+    walkChunk.pairs = 31;
+    const before = walksBeside.count;
+    let want: ReturnType<typeof dedup>;
+    let got: Awaited<ReturnType<typeof dedupStream>>[];
+    try {
+      want = dedup(texts);
+      got = [];
+      for (const threads of [1, 2])
+        got.push(
+          await dedupStream(streamed(texts), {
+            threads,
+            reread: (loc) => Array.from(loc.index, (i) => texts[i]!),
+            batchBytes: 16 << 10,
+            verifyMemoryBytes: 32 << 10,
+          }),
+        );
+    } finally {
+      walkChunk.pairs = chunk;
+    }
+    expect(got[0]!.candidates).toBeGreaterThan(20 * 31);
+    // The two-thread run walked beside its verifier; the walk is told the clusters one chunk late on either path.
+    expect(walksBeside.count - before).toBe(1);
+    for (const [threads, r] of got.map((r, i) => [i + 1, r] as const)) {
+      const label = `threads ${threads}`;
+      expect(Array.from(r.clusterOf), label).toEqual(Array.from(want.clusterOf));
+      expect(Array.from(r.pairs.a), label).toEqual(Array.from(want.pairs.a));
+      expect(Array.from(r.pairs.b), label).toEqual(Array.from(want.pairs.b));
+      expect(r.checks, label).toBe(want.checks);
+    }
+    expect(got[1]!.candidates).toBe(got[0]!.candidates);
+    expect(got[0]!.checks).toBeLessThan(got[0]!.candidates);
   });
 
   it('a group of m edited copies costs at most 2m checks, in one cluster, in memory and streamed', async () => {
