@@ -25,7 +25,7 @@ hyparquet and hyparquet-compressors, and hyparquet-writer to write Parquet).
   --strict             stop at the first unreadable file or invalid line (exit 1); default: report and skip
   -q, --quiet          print no warnings, skipped inputs or notes on stderr, only errors that stop the run
                        (otherwise a closing line counts them by reason)
-  --threads N          worker threads that fingerprint (default: the machine's cores)
+  --threads N          worker threads that fingerprint and walk the join (default: the machine's cores)
 Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
 
 Fingerprints:
