@@ -3,7 +3,7 @@
 // join's connected components. Against the plain all-pairs reference, with tiny chunks (the walk resumes inside
 // runs again and again), on clustered fingerprints whose runs mix many groups (the walk orders such runs by group).
 import { describe, expect, it } from 'vitest';
-import { NO_GROUP, walkInChunks } from '../../src/join/join.js';
+import { NO_GROUP, type SizeFilter, walkInChunks } from '../../src/join/join.js';
 import { bruteForcePlan, planJoin, planWithBlocks, type JoinPlan } from '../../src/join/join-plan.js';
 import { bruteForce, unionFind } from './join-reference.js';
 import { rng } from '../reference.js';
@@ -29,6 +29,26 @@ function clustered(n: number, centres: number, bits: 64 | 128, seed: number): Bi
   return fps;
 }
 
+/** Every pair the chunked walk emits, as "a,b,distance", with fixed groups (and sizes, when given). */
+function walked(
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  groups: Uint32Array,
+  chunk: number,
+  sizes: SizeFilter | null = null,
+): string[] {
+  const got: string[] = [];
+  walkInChunks(
+    fps,
+    plan,
+    (p) => p.a.forEach((a, i) => got.push(`${a},${p.b[i]},${p.distance[i]}`)),
+    () => groups,
+    chunk,
+    sizes,
+  );
+  return got;
+}
+
 function plansFor(n: number, k: number, bits: 64 | 128): Array<[string, JoinPlan]> {
   return [
     ['compare all', bruteForcePlan(n, k, bits)],
@@ -48,14 +68,7 @@ describe('walkInChunks with groups', () => {
         const next = rng(7);
         // A few large groups, some fingerprints in none (NO_GROUP: never skipped).
         const groups = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 5)));
-        const got: string[] = [];
-        walkInChunks(
-          fps,
-          plan,
-          (p) => p.a.forEach((a, i) => got.push(`${a},${p.b[i]},${p.distance[i]}`)),
-          () => groups,
-          37,
-        );
+        const got = walked(fps, plan, groups, 37);
         const want = plain.filter((s) => {
           const [a, b] = s.split(',').map(Number) as [number, number];
           return groups[a] === NO_GROUP || groups[a] !== groups[b];
@@ -76,20 +89,11 @@ describe('walkInChunks with groups', () => {
         }
         // Exact integers: max(A) < 3/5 · min(B) is 5 · max(A) < 3 · min(B).
         const apart = (x: number, y: number) => 5 * range[2 * x + 1]! < 3 * range[2 * y]!;
-        // Without groups every fingerprint is its own segment; with them, segments of one group are skipped by the
-        // range of their sizes (and inside one group, not walked at all).
+        // Without groups and with them (pairs inside one group are not walked at all; the size rule takes the rest).
         const none = Uint32Array.from({ length: n }, () => NO_GROUP);
         const few = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 8)));
         for (const groups of [none, few]) {
-          const got: string[] = [];
-          walkInChunks(
-            fps,
-            plan,
-            (p) => p.a.forEach((a, i) => got.push(`${a},${p.b[i]},${p.distance[i]}`)),
-            () => groups,
-            41,
-            { range, threshold: 0.6 },
-          );
+          const got = walked(fps, plan, groups, 41, { range, threshold: 0.6 });
           const want = plain.filter((s) => {
             const [a, b] = s.split(',').map(Number) as [number, number];
             return !apart(a, b) && !apart(b, a) && (groups[a] === NO_GROUP || groups[a] !== groups[b]);
