@@ -108,7 +108,7 @@ export class Deduplicator {
   /** The labels (add's `labels`) of the documents from `sets.from` on; the CLI keeps documents' names there. */
   private labels: string[] = [];
   /** The labels of the documents opened from segments, each segment's parsed when first asked for. */
-  private segmentLabels: { first: number; count: number; bytes: Uint8Array; parsed: string[] | null }[] = [];
+  private segmentLabels: { first: number; starts: Uint32Array; bytes: Uint8Array }[] = [];
   /** Whether texts without features pair only through their trimmed texts (as in dedup()). */
   private readonly byTrimmedText: boolean;
   /** The directory state this one was opened from or last saved to, its segments, and the documents they hold. */
@@ -172,13 +172,8 @@ export class Deduplicator {
       else hi = mid - 1;
     }
     const s = this.segmentLabels[lo]!;
-    if (!s.parsed) {
-      const parsed = JSON.parse(new TextDecoder().decode(s.bytes)) as unknown;
-      if (!Array.isArray(parsed) || parsed.length !== s.count)
-        throw new RangeError('not a usable Deduplicator state: its labels do not match its documents');
-      s.parsed = parsed as string[];
-    }
-    return s.parsed[i - s.first] ?? '';
+    const q = i - s.first;
+    return new TextDecoder().decode(s.bytes.subarray(s.starts[q]!, s.starts[q + 1]!));
   }
 
   /**
@@ -361,7 +356,8 @@ export class Deduplicator {
     const keys = new Uint32Array(this.keys.buffer, this.keys.byteOffset, n * 8);
     const gather = (docs: ArrayLike<number>, at: number): BigUint64Array => {
       const out = new Uint32Array(docs.length * 4);
-      for (let q = 0; q < docs.length; q++) out.set(keys.subarray(docs[q]! * 8 + at * 2, docs[q]! * 8 + at * 2 + 4), q * 4);
+      for (let q = 0; q < docs.length; q++)
+        out.set(keys.subarray(docs[q]! * 8 + at * 2, docs[q]! * 8 + at * 2 + 4), q * 4);
       return new BigUint64Array(out.buffer);
     };
     const all = new Uint32Array(n);
@@ -547,11 +543,11 @@ export class Deduplicator {
     const fps8 = new Uint8Array(d.fps.buffer);
     const keys8 = new Uint8Array(d.keys.buffer);
     metas.forEach((meta, s) => {
-      const { first, count } = opened.segments[s]!;
+      const { first } = opened.segments[s]!;
       fps8.set(meta.fps, first * words * 8);
       keys8.set(meta.keys, first * 32);
       d.wordless.set(meta.wordless, first);
-      d.segmentLabels.push({ first, count, bytes: meta.labels.slice(), parsed: null });
+      d.segmentLabels.push({ first, starts: meta.labelStarts.slice(), bytes: meta.labels.slice() });
     });
     d.parent.set(opened.roots, 0);
     d.n = n;

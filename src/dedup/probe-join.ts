@@ -16,7 +16,15 @@ import { align16 } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 
 interface ProbeKernels {
-  probeIndex(old: number, nOld: number, shift: number, width: number, offsets: number, sorted: number, index: number): void;
+  probeIndex(
+    old: number,
+    nOld: number,
+    shift: number,
+    width: number,
+    offsets: number,
+    sorted: number,
+    index: number,
+  ): void;
   probeQuery(
     fresh: number,
     from: number,
@@ -98,7 +106,7 @@ export function probeJoin(
   );
   const base = region.reserve(sizes.reduce((x, y) => x + y, 0));
   const at: number[] = [];
-  sizes.reduce((p, size) => (at.push(p), p + size), base);
+  for (let p = base, q = 0; q < sizes.length; p += sizes[q]!, q++) at.push(p);
   const [oldAt, freshAt, offsets, sorted, index, prev, out, countAt] = at as [
     number,
     number,
@@ -119,7 +127,23 @@ export function probeJoin(
   blocks.forEach(([shift, width], q) => {
     kernels.probeIndex(oldAt, nOld, shift, width, offsets, sorted, index);
     for (let j = 0; j < nNew; ) {
-      j = kernels.probeQuery(freshAt, j, nNew, shift, width, radius, offsets, sorted, index, k, prev, q, out, cap, countAt);
+      j = kernels.probeQuery(
+        freshAt,
+        j,
+        nNew,
+        shift,
+        width,
+        radius,
+        offsets,
+        sorted,
+        index,
+        k,
+        prev,
+        q,
+        out,
+        cap,
+        countAt,
+      );
       const u32 = rt.heap.u32; // consume may grow memory
       const count = u32[countAt >>> 2]!;
       if (count === 0) continue;
