@@ -1,9 +1,10 @@
 // The incremental join (the Deduplicator's): pairs within k between a batch's few new fingerprints and the many
-// earlier ones, without sorting every fingerprint per table. Cut 64 bits into b blocks: two fingerprints within k
-// bits differ in at most r = floor(k / b) bits of at least one block. For each block, the earlier fingerprints are
-// put in order of the block's value (a counting sort: one pass to count, one to place), and each new fingerprint
-// looks up every value within r bits of its own and compares the fingerprints found there, which lie side by side.
-// A pair found through several blocks is kept by the first of them only, so each pair comes out once.
+// earlier ones, without sorting every fingerprint per table. Cut 64 bits into blocks and give block q a radius r_q
+// such that the r_q + 1 add up to more than k: two fingerprints within k bits then differ in at most r_q bits of
+// some block q. For each block, the earlier fingerprints are put in order of the block's value (a counting sort: one
+// pass to count, one to place), and each new fingerprint looks up every value within r_q bits of its own and
+// compares the fingerprints found there, which lie side by side. A pair found through several blocks is kept by the
+// first of them only, so each pair comes out once.
 
 /**
  * Orders the `nOld` fingerprints at `old` (u64) by the `width` bits from `shift` on: `offsets` (2^width + 1 u32)
@@ -42,7 +43,8 @@ export function probeIndex(old: usize, nOld: i32, shift: i32, width: i32, offset
 /**
  * For the new fingerprints at `fresh` (u64) from `from` to `nNew`: every earlier fingerprint (probeIndex's order for
  * this block) within k bits whose block value is within `radius` bits of its own, and whose difference has more than
- * `radius` bits in each of the `nPrev` earlier blocks' masks at `prev` (those found it), goes to `out` as the pair
+ * their radius in each of the `nPrev` earlier blocks (masks u64 at `prev`, radii i32 at `prevRadius`: those found
+ * it) goes to `out` as the pair
  * (earlier position u32, new position u32). Returns the next new fingerprint to look up: nNew when done, less when
  * `out` (cap pairs, at least nOld) filled up before it, whose pairs are then all left for the next call. The count of
  * pairs written goes to the i32 at `countAt`.
@@ -59,6 +61,7 @@ export function probeQuery(
   index: usize,
   k: i32,
   prev: usize,
+  prevRadius: usize,
   nPrev: i32,
   out: usize,
   cap: i32,
@@ -82,7 +85,7 @@ export function probeQuery(
           if (<i32>popcnt<u64>(d) > k) continue;
           let seen = false;
           for (let t = 0; t < nPrev; t++) {
-            if (<i32>popcnt<u64>(d & load<u64>(prev + (<usize>t << 3))) <= radius) {
+            if (<i32>popcnt<u64>(d & load<u64>(prev + (<usize>t << 3))) <= load<i32>(prevRadius + (<usize>t << 2))) {
               seen = true;
               break;
             }

@@ -1,13 +1,15 @@
 // The Deduplicator's join when a batch is small beside what came before (an incremental run: 5 % new documents):
 // the pairs within k between the batch's fingerprints and the earlier ones (assembly/probe-join.ts). The join over
 // every fingerprint sorted all of them for each of its tables (455 at k = 12): on 208,163 earlier and 10,956 new
-// fingerprints that was 1.4 s of a 2.4 s run. Here 64 bits are cut into b blocks; two fingerprints within k bits
-// differ in at most r = floor(k / b) bits of some block, so for each block the earlier fingerprints are put in order
-// of its value (a counting sort, two passes) and each new one looks up the values within r bits of its own. b is
-// chosen for the least work: b passes over the earlier fingerprints, and per new one b · Σ C(w, ≤ r) lookups, each
-// followed by the comparisons with the fingerprints of that value (n / 2^w of them, w bits per block). One block of
-// no bits compares every pair, chosen when that costs less (large k). Lookups into buckets of one bucket per key
-// (probing the new fingerprints' buckets with each earlier one, 455 tables) took 1.8 s: a miss per earlier
+// fingerprints that was 1.4 s of a 2.4 s run. Here 64 bits are cut into b blocks, block q with a radius r_q, the
+// r_q + 1 adding up to more than k: two fingerprints within k bits then differ in at most r_q bits of some block q.
+// For each block the earlier fingerprints are put in order of its value (a counting sort, two passes) and each new
+// one looks up the values within r_q bits of its own: Σ C(w, ≤ r_q) lookups, each followed by the comparisons with
+// the fingerprints of that value (n / 2^w of them, w bits per block). The radii are handed out one at a time to the
+// block where the next costs least, and b is chosen for the least work in all; one block of no bits compares every
+// pair, chosen when that costs less (large k). On 208,163 earlier and 10,956 new fingerprints at k = 12: 5 blocks of
+// radius 2 took 0.23 s, radii 2, 2, 2, 1, 1 (which still add up past k) 0.13 s. Probing buckets of the new
+// fingerprints with each earlier one, a table per choice of 3 of 15 blocks (455), took 1.8 s: a miss per earlier
 // fingerprint and table.
 import { binomial } from '../join/join-plan.js';
 import type { Heap } from '../runtime/heap.js';
@@ -37,6 +39,7 @@ interface ProbeKernels {
     index: number,
     k: number,
     prev: number,
+    prevRadius: number,
     nPrev: number,
     out: number,
     cap: number,
@@ -54,23 +57,42 @@ const LOOKUP = 16;
 /** Pairs handed to the caller at most per call (more when one new fingerprint has more partners). */
 const CHUNK_PAIRS = 1 << 16;
 
-/** The blocks (shift, width) and radius that find every pair within k between nOld and nNew 64-bit fingerprints. */
-export function probeBlocks(nOld: number, nNew: number, k: number): { blocks: [number, number][]; radius: number } {
-  let best = { cost: nOld * (nNew + 2), blocks: [[0, 0]] as [number, number][], radius: 0 };
-  for (let b = Math.ceil(64 / MAX_WIDTH); b <= 64; b++) {
-    const w = Math.floor(64 / b);
-    const r = Math.floor(k / b);
-    let probes = 0;
-    for (let c = 0; c <= Math.min(r, w); c++) probes += binomial(w, c);
-    const cost = b * (2 * nOld + nNew * probes * (LOOKUP + nOld / 2 ** w));
-    if (cost >= best.cost) continue;
-    const blocks: [number, number][] = [];
-    for (let q = 0, at = 0; q < b; q++) {
-      const width = w + (q < 64 % b ? 1 : 0);
-      blocks.push([at, width]);
-      at += width;
+/** A block of the probe: its bits (shift, width) and radius. */
+export type ProbeBlock = [shift: number, width: number, radius: number];
+
+/** The blocks that find every pair within k between nOld and nNew 64-bit fingerprints, and their estimated work. */
+export function probeBlocks(nOld: number, nNew: number, k: number): { blocks: ProbeBlock[]; cost: number } {
+  let best = { cost: nOld * (nNew + 2), blocks: [[0, 0, 0]] as ProbeBlock[] };
+  for (let b = Math.ceil(64 / MAX_WIDTH); b <= Math.min(64, k + 1); b++) {
+    const widths = Array.from({ length: b }, (_, q) => Math.floor(64 / b) + (q < 64 % b ? 1 : 0));
+    // Each block's work at radius r (-1: not probed), per new fingerprint.
+    const work = (w: number, r: number): number => {
+      let probes = 0;
+      for (let c = 0; c <= Math.min(r, w); c++) probes += binomial(w, c);
+      return probes * (LOOKUP + nOld / 2 ** w);
+    };
+    const radii = widths.map(() => -1);
+    for (let sum = 0; sum <= k; sum++) {
+      let pick = 0;
+      let least = Infinity;
+      widths.forEach((w, q) => {
+        if (radii[q]! >= w) return;
+        const more = work(w, radii[q]! + 1) - (radii[q]! < 0 ? 0 : work(w, radii[q]!));
+        if (more < least) {
+          least = more;
+          pick = q;
+        }
+      });
+      radii[pick]!++;
     }
-    best = { cost, blocks, radius: r };
+    let cost = 0;
+    widths.forEach((w, q) => {
+      if (radii[q]! >= 0) cost += 2 * nOld + nNew * work(w, radii[q]!);
+    });
+    if (cost >= best.cost) continue;
+    const blocks: ProbeBlock[] = [];
+    for (let q = 0, at = 0; q < b; at += widths[q]!, q++) if (radii[q]! >= 0) blocks.push([at, widths[q]!, radii[q]!]);
+    best = { cost, blocks };
   }
   return best;
 }
@@ -93,7 +115,7 @@ export function probeJoin(
   if (nOld === 0 || nNew === 0) return 0;
   const rt = wasm();
   const kernels = rt.kernels as unknown as ProbeKernels;
-  const { blocks, radius } = probeBlocks(nOld, nNew, k);
+  const { blocks } = probeBlocks(nOld, nNew, k);
   const widest = Math.max(...blocks.map(([, w]) => w));
   const cap = Math.max(CHUNK_PAIRS, nOld + 1);
   let region = regionsByHeap.get(rt.heap);
@@ -101,13 +123,22 @@ export function probeJoin(
     region = new Region(rt.heap);
     regionsByHeap.set(rt.heap, region);
   }
-  const sizes = [nOld * 8, nNew * 8, ((1 << widest) + 1) * 4, nOld * 8, nOld * 4, blocks.length * 8, cap * 8, 16].map(
-    align16,
-  );
+  const sizes = [
+    nOld * 8,
+    nNew * 8,
+    ((1 << widest) + 1) * 4,
+    nOld * 8,
+    nOld * 4,
+    blocks.length * 8,
+    blocks.length * 4,
+    cap * 8,
+    16,
+  ].map(align16);
   const base = region.reserve(sizes.reduce((x, y) => x + y, 0));
   const at: number[] = [];
   for (let p = base, q = 0; q < sizes.length; p += sizes[q]!, q++) at.push(p);
-  const [oldAt, freshAt, offsets, sorted, index, prev, out, countAt] = at as [
+  const [oldAt, freshAt, offsets, sorted, index, prev, prevRadius, out, countAt] = at as [
+    number,
     number,
     number,
     number,
@@ -123,8 +154,12 @@ export function probeJoin(
     blocks.map(([shift, width]) => ((1n << BigInt(width)) - 1n) << BigInt(shift)),
     prev >>> 3,
   );
+  rt.heap.u32.set(
+    blocks.map(([, , radius]) => radius),
+    prevRadius >>> 2,
+  );
   let total = 0;
-  blocks.forEach(([shift, width], q) => {
+  blocks.forEach(([shift, width, radius], q) => {
     kernels.probeIndex(oldAt, nOld, shift, width, offsets, sorted, index);
     for (let j = 0; j < nNew; ) {
       j = kernels.probeQuery(
@@ -139,6 +174,7 @@ export function probeJoin(
         index,
         k,
         prev,
+        prevRadius,
         q,
         out,
         cap,

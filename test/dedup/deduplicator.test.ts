@@ -212,7 +212,7 @@ describe('Deduplicator', () => {
   it('the probing join (a batch of a tenth) keeps what dedup() keeps, for k from 0 to past the blocks', () => {
     // The plans: blocks for small k, every pair compared for large k.
     expect(probeBlocks(200_000, 10_000, 12).blocks).toHaveLength(5);
-    expect(probeBlocks(200_000, 10_000, 40).blocks).toEqual([[0, 0]]);
+    expect(probeBlocks(200_000, 10_000, 40).blocks).toEqual([[0, 0, 0]]);
     for (const k of [0, 3, 12, 30]) {
       const docs = corpus(40 + k, 300);
       const last = docs.length - Math.floor(docs.length / 10);
