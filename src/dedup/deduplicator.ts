@@ -268,8 +268,8 @@ export class Deduplicator {
     let candidates = 0;
     const fps = this.fps.subarray(0, this.n * words);
     // Documents without words pair only through their trimmed texts (joined above), where dedup() says so; a pair
-    // already connected changes nothing; nor does a pair of an earlier document and a new one already joined to an
-    // earlier cluster (the new one is dropped whatever else it joins).
+    // already connected changes nothing; nor does a pair of two documents in earlier clusters (an earlier document,
+    // or a new one joined to an earlier cluster and so dropped whatever else it joins).
     const consume = (pa: ArrayLike<number>, pb: ArrayLike<number>): void => {
       const a: number[] = [];
       const b: number[] = [];
@@ -278,8 +278,9 @@ export class Deduplicator {
         const x = pa[p]!;
         const y = pb[p]!;
         if (apart && (this.wordless[x] || this.wordless[y])) continue;
+        const rx = forestRoot(forest, x);
         const ry = forestRoot(forest, y);
-        if (ry === forestRoot(forest, x) || (x < first && ry < first)) continue;
+        if (rx === ry || (rx < first && ry < first)) continue;
         a.push(x);
         b.push(y);
       }
@@ -292,34 +293,23 @@ export class Deduplicator {
       pairFlags(this.n, this.sets, Uint32Array.from(a), Uint32Array.from(b), verify, checks, STORE_WINDOW_BYTES);
     };
     if (this.n >= 2 && m > 0 && words === 1 && m * PROBE_SHARE <= first) {
-      // A small batch beside many earlier documents: probe the batch's buckets with the earlier fingerprints, then
-      // join the batch with itself.
+      // A small batch beside many earlier documents: probe with the earlier fingerprints, then with the batch's own
+      // (each pair then comes twice, and each document with itself: kept once, as i < j).
       probeJoin(fps.subarray(0, first), fps.subarray(first), k, (a, b) => {
         for (let p = 0; p < b.length; p++) b[p]! += first;
         consume(a, b);
       });
-      if (m >= 2) {
-        const fresh = fps.subarray(first * words);
-        const groups = new Uint32Array(m);
-        walkInChunks(
-          fresh,
-          planJoinFor(fresh, m, k, bits),
-          (pairs) => {
-            for (let p = 0; p < pairs.a.length; p++) {
-              pairs.a[p]! += first;
-              pairs.b[p]! += first;
-            }
-            consume(pairs.a, pairs.b);
-          },
-          () => {
-            for (let q = 0; q < m; q++) {
-              const r = forestRoot(forest, first + q);
-              groups[q] = r < first ? EARLIER : r - first;
-            }
-            return groups;
-          },
-        );
-      }
+      const fresh = fps.subarray(first);
+      probeJoin(fresh, fresh, k, (a, b) => {
+        const x: number[] = [];
+        const y: number[] = [];
+        for (let p = 0; p < a.length; p++) {
+          if (a[p]! >= b[p]!) continue;
+          x.push(a[p]! + first);
+          y.push(b[p]! + first);
+        }
+        consume(x, y);
+      });
     } else if (this.n >= 2 && m > 0) {
       const groups = new Uint32Array(this.n);
       const plan = planJoinFor(fps, this.n, k, bits);
@@ -539,7 +529,8 @@ export class Deduplicator {
       throw error;
     }
     const n = opened.count;
-    d.reserve(n);
+    d.reserve(n + (n >> 3)); // room for a run's new documents without growing every array again
+
     const fps8 = new Uint8Array(d.fps.buffer);
     const keys8 = new Uint8Array(d.keys.buffer);
     metas.forEach((meta, s) => {
