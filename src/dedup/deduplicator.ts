@@ -16,7 +16,7 @@ import { walkInChunks } from '../join/join.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import { type DedupOptions, checkDedupOptions, type CheckedDedupOptions, featurelessByTrimmedText } from './dedup.js';
 import { forestJoin, forestRoot } from './forest.js';
-import { probeJoin } from './probe-join.js';
+import { probeJoin, probeJoinByBlock, probeJoinThreads } from './probe-join.js';
 import { PairChecks, pairFlags } from './pair-checks.js';
 import { SetStore, STORE_WINDOW_BYTES } from './set-store.js';
 import { type HashResult, hashTexts } from './stream-tasks.js';
@@ -221,11 +221,25 @@ export class Deduplicator {
         const labels = label ? Array.from(hashed.featureCounts, (_, q) => label(hashed.first + q)) : undefined;
         this.appendHashed(hashed, labels);
       }
+      // The probe of the earlier fingerprints on the pool's workers, idle now that the stream is fingerprinted.
+      const threads = stream.threads ?? 1;
+      if (threads > 1 && this.probes(first)) {
+        const words = this.o.bits / 64;
+        const fps = this.fps.subarray(0, this.n * words);
+        const probed = await probeJoinThreads(fps.subarray(0, first), fps.subarray(first), this.o.k, threads);
+        return this.settle(first, probed);
+      }
     } catch (error) {
       this.truncate(first);
       throw error;
     }
     return this.settle(first);
+  }
+
+  /** Whether the documents from `first` on are few beside those before: then they are joined by probes. */
+  private probes(first: number): boolean {
+    const m = this.n - first;
+    return this.n >= 2 && m > 0 && this.o.bits === 64 && m * PROBE_SHARE <= first;
   }
 
   /**
@@ -258,7 +272,7 @@ export class Deduplicator {
   /**
    * Decides the documents from `first` on (appended since the last decision): exact copies, the join, verification.
    */
-  private settle(first: number): DeduplicatorBatch {
+  private settle(first: number, probed?: readonly { a: Uint32Array; b: Uint32Array }[]): DeduplicatorBatch {
     const { bits, k, verify } = this.o;
     const words = bits / 64;
     const m = this.n - first;
@@ -292,13 +306,15 @@ export class Deduplicator {
       }
       pairFlags(this.n, this.sets, Uint32Array.from(a), Uint32Array.from(b), verify, checks, STORE_WINDOW_BYTES);
     };
-    if (this.n >= 2 && m > 0 && words === 1 && m * PROBE_SHARE <= first) {
-      // A small batch beside many earlier documents: probe with the earlier fingerprints, then with the batch's own
-      // (each pair then comes twice, and each document with itself: kept once, as i < j).
-      probeJoin(fps.subarray(0, first), fps.subarray(first), k, (a, b) => {
+    if (this.probes(first)) {
+      // A small batch beside many earlier documents: probe with the earlier fingerprints (unless addStream's workers
+      // did; a list per block either way, so that the clusters do not depend on the threads), then with the batch's
+      // own (each pair then comes twice, and each document with itself: kept once, as i < j).
+      const earlier = (a: Uint32Array, b: Uint32Array): void => {
         for (let p = 0; p < b.length; p++) b[p]! += first;
         consume(a, b);
-      });
+      };
+      for (const { a, b } of probed ?? probeJoinByBlock(fps.subarray(0, first), fps.subarray(first), k)) earlier(a, b);
       const fresh = fps.subarray(first);
       probeJoin(fresh, fresh, k, (a, b) => {
         const x: number[] = [];

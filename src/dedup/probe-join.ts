@@ -15,6 +15,8 @@ import { binomial } from '../join/join-plan.js';
 import type { Heap } from '../runtime/heap.js';
 import { Region } from '../runtime/heap.js';
 import { align16 } from '../runtime/marshal.js';
+import { sharedPool } from '../runtime/pool.js';
+import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm } from '../runtime/wasm.js';
 
 interface ProbeKernels {
@@ -101,7 +103,7 @@ const regionsByHeap = new WeakMap<Heap, Region>();
 
 /**
  * Every pair (i, j) of earlier fingerprint i (of `old`) and new fingerprint j (of `fresh`), 64 bits each, within k
- * bits, once each, handed to `consume` in chunks (table by table, earlier fingerprints in order). `consume` may use
+ * bits, once each, handed to `consume` in chunks (block by block, new fingerprints in order). `consume` may use
  * WebAssembly memory.
  */
 export function probeJoin(
@@ -110,12 +112,144 @@ export function probeJoin(
   k: number,
   consume: (a: Uint32Array, b: Uint32Array) => void,
 ): number {
+  if (old.length === 0 || fresh.length === 0) return 0;
+  const { blocks } = probeBlocks(old.length, fresh.length, k);
+  return probeSome(
+    old,
+    fresh,
+    k,
+    blocks,
+    blocks.map((_, q) => q),
+    consume,
+  );
+}
+
+/** The pool task that probes some of the blocks (a share of probeJoin's work) and returns their pairs. */
+const PROBE_TASK = 'probe-blocks';
+
+interface ProbeTask {
+  old: BigUint64Array;
+  fresh: BigUint64Array;
+  k: number;
+  blocks: ProbeBlock[];
+  which: number[];
+}
+
+interface ProbePairs {
+  a: Uint32Array;
+  b: Uint32Array;
+}
+
+offerTasks({
+  [PROBE_TASK]: (task: ProbeTask) => {
+    // Each block's pairs in turn, and how many each has: the caller takes them in block order, as probeJoin does.
+    const counts = new Uint32Array(task.which.length);
+    const pairs = collect((consume) => {
+      task.which.forEach((q, i) => {
+        counts[i] = probeSome(task.old, task.fresh, task.k, task.blocks, [q], consume);
+      });
+    });
+    return {
+      result: { ...pairs, counts },
+      transfer: [pairs.a.buffer as ArrayBuffer, pairs.b.buffer as ArrayBuffer, counts.buffer as ArrayBuffer],
+    };
+  },
+});
+
+/** The pairs a probe hands over in chunks, in one pair of arrays. */
+function collect(run: (consume: (a: Uint32Array, b: Uint32Array) => void) => void): ProbePairs {
+  const as: Uint32Array[] = [];
+  const bs: Uint32Array[] = [];
+  let total = 0;
+  run((a, b) => {
+    as.push(a);
+    bs.push(b);
+    total += a.length;
+  });
+  const a = new Uint32Array(total);
+  const b = new Uint32Array(total);
+  for (let c = 0, at = 0; c < as.length; at += as[c]!.length, c++) {
+    a.set(as[c]!, at);
+    b.set(bs[c]!, at);
+  }
+  return { a, b };
+}
+
+/**
+ * probeJoin's pairs, its blocks shared among `threads` pool workers (Node; one thread: here): the lists of pairs,
+ * to be handed to the same consumer. After a stream has been fingerprinted the workers are idle, and the probe was
+ * the largest part of an incremental run left on the calling thread.
+ */
+export async function probeJoinThreads(
+  old: BigUint64Array,
+  fresh: BigUint64Array,
+  k: number,
+  threads: number,
+): Promise<ProbePairs[]> {
+  if (old.length === 0 || fresh.length === 0) return [];
+  const { blocks } = probeBlocks(old.length, fresh.length, k);
+  const shares = Math.min(threads, blocks.length);
+  if (shares < 2) return probeJoinByBlock(old, fresh, k);
+  // Blocks to shares by their estimated work, the largest first, each to the share with the least so far.
+  const work = blocks.map(([, width, radius]) => {
+    let probes = 0;
+    for (let c = 0; c <= Math.min(radius, width); c++) probes += binomial(width, c);
+    return probes * (LOOKUP + old.length / 2 ** width);
+  });
+  const which: number[][] = Array.from({ length: shares }, () => []);
+  const load = new Array<number>(shares).fill(0);
+  for (const q of blocks.map((_, q) => q).sort((x, y) => work[y]! - work[x]!)) {
+    const s = load.indexOf(Math.min(...load));
+    which[s]!.push(q);
+    load[s]! += work[q]!;
+  }
+  const pool = sharedPool();
+  const replies = await Promise.all(
+    which.map((mine) => {
+      const task: ProbeTask = { old: old.slice(), fresh: fresh.slice(), k, blocks, which: mine };
+      return pool.run<ProbePairs & { counts: Uint32Array }>(PROBE_TASK, task, shares, [
+        task.old.buffer as ArrayBuffer,
+        task.fresh.buffer as ArrayBuffer,
+      ]);
+    }),
+  );
+  // In block order, as probeJoin hands them over: the order decides which earlier cluster a new document is said
+  // to duplicate, and the result must not depend on the threads.
+  const byBlock: ProbePairs[] = [];
+  replies.forEach((reply, s) => {
+    let at = 0;
+    which[s]!.forEach((q, i) => {
+      const count = reply.counts[i]!;
+      byBlock[q] = { a: reply.a.subarray(at, at + count), b: reply.b.subarray(at, at + count) };
+      at += count;
+    });
+  });
+  return byBlock;
+}
+
+/**
+ * probeJoin's pairs as one list per block, in block order (what probeJoinThreads gives, on this thread): handed to a
+ * consumer list by list, the same lists give the same clusters whichever thread found them.
+ */
+export function probeJoinByBlock(old: BigUint64Array, fresh: BigUint64Array, k: number): ProbePairs[] {
+  if (old.length === 0 || fresh.length === 0) return [];
+  const { blocks } = probeBlocks(old.length, fresh.length, k);
+  return blocks.map((_, q) => collect((consume) => probeSome(old, fresh, k, blocks, [q], consume)));
+}
+
+/** Probes blocks `which` of `blocks` (the earlier ones of `blocks` decide which block keeps a pair). */
+function probeSome(
+  old: BigUint64Array,
+  fresh: BigUint64Array,
+  k: number,
+  blocks: ProbeBlock[],
+  which: readonly number[],
+  consume: (a: Uint32Array, b: Uint32Array) => void,
+): number {
   const nOld = old.length;
   const nNew = fresh.length;
-  if (nOld === 0 || nNew === 0) return 0;
   const rt = wasm();
   const kernels = rt.kernels as unknown as ProbeKernels;
-  const { blocks } = probeBlocks(nOld, nNew, k);
   const widest = Math.max(...blocks.map(([, w]) => w));
   const cap = Math.max(CHUNK_PAIRS, nOld + 1);
   let region = regionsByHeap.get(rt.heap);
@@ -159,7 +293,8 @@ export function probeJoin(
     prevRadius >>> 2,
   );
   let total = 0;
-  blocks.forEach(([shift, width, radius], q) => {
+  for (const q of which) {
+    const [shift, width, radius] = blocks[q]!;
     kernels.probeIndex(oldAt, nOld, shift, width, offsets, sorted, index);
     for (let j = 0; j < nNew; ) {
       j = kernels.probeQuery(
@@ -193,6 +328,6 @@ export function probeJoin(
       total += count;
       consume(a, b);
     }
-  });
+  }
   return total;
 }

@@ -209,7 +209,7 @@ describe('Deduplicator', () => {
     }
   });
 
-  it('the probing join (a batch of a tenth) keeps what dedup() keeps, for k from 0 to past the blocks', () => {
+  it('the probing join (a batch of a tenth) keeps what dedup() keeps, for k from 0 to past the blocks', async () => {
     // The plans: blocks for small k, every pair compared for large k.
     expect(probeBlocks(200_000, 10_000, 12).blocks).toHaveLength(5);
     expect(probeBlocks(200_000, 10_000, 40).blocks).toEqual([[0, 0, 0]]);
@@ -223,6 +223,12 @@ describe('Deduplicator', () => {
       r.duplicateOf.forEach((dup, q) => dup === -1 && kept.push(last + q));
       expect(kept, `k = ${k}`).toEqual(keptByDedup(docs, last, docs.length, { k }));
       if (k >= 3) expect(r.candidates).toBeGreaterThan(0);
+      // addStream shares the probe among its workers, and decides the same.
+      const streamed = new Deduplicator({ k });
+      streamed.add(docs.slice(0, last));
+      const s = await streamed.addStream(docs.slice(last), { threads: 2, batchBytes: 2000 });
+      expect(Array.from(s.duplicateOf)).toEqual(Array.from(r.duplicateOf));
+      expect(s.candidates).toBe(r.candidates);
     }
   });
 
