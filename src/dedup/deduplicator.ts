@@ -117,6 +117,8 @@ export class Deduplicator {
   private committed = 0;
   private fs: NodeFs | null = null;
   private fds: number[] = [];
+  /** Segments of `dir` being written in the background (addStream's documents), not yet named by a manifest. */
+  private pending: { from: number; to: number; entry: Promise<SegmentEntry> }[] = [];
 
   constructor(options: DedupOptions = {}) {
     if (options === null || typeof options !== 'object' || Array.isArray(options))
@@ -221,6 +223,7 @@ export class Deduplicator {
         const labels = label ? Array.from(hashed.featureCounts, (_, q) => label(hashed.first + q)) : undefined;
         this.appendHashed(hashed, labels);
       }
+      this.startSegment();
       // The probe of the earlier fingerprints on the pool's workers, idle now that the stream is fingerprinted.
       const threads = stream.threads ?? 1;
       if (threads > 1 && this.probes(first)) {
@@ -589,35 +592,60 @@ export class Deduplicator {
     fs.mkdirSync(dir, { recursive: true });
     if (!same && fs.existsSync(`${dir}/${MANIFEST}`))
       throw new Error(`${dir} holds another state: open it with Deduplicator.open, or save to an empty directory`);
-    const from = same ? this.committed : 0;
     const segments = same ? this.segments.slice() : [];
-    const n = this.n;
-    const words = this.o.bits / 64;
-    if (n > from) {
-      segments.push(
-        writeSegment(
-          fs,
-          dir,
-          {
-            first: from,
-            count: n - from,
-            words,
-            fps: this.fps.subarray(from * words, n * words),
-            keys: this.keys.subarray(from * 4, n * 4),
-            wordless: this.wordless.subarray(from, n),
-            labels: Array.from({ length: n - from }, (_, q) => this.labelOf(from + q)),
-            setOf: (d) => (this.o.verify ? this.sets.setOf(d) : new BigUint64Array(0)),
-          },
-          this.signature,
-        ),
-      );
+    let from = same ? this.committed : 0;
+    // Segments addStream started writing: the first documents not yet in one of the directory's segments.
+    const pending = same ? this.pending : [];
+    this.pending = [];
+    for (const p of pending) {
+      if (p.from !== from) break;
+      segments.push(await p.entry);
+      from = p.to;
     }
+    const n = this.n;
+    if (n > from) segments.push(await this.writeSegment(fs, dir, from, n));
     const roots = new Uint32Array(n);
     for (let d = 0; d < n; d++) roots[d] = forestRoot(this.parent, d);
     writeManifest(fs, dir, n, segments, roots, this.signature);
     this.dir = dir;
     this.segments = segments;
     this.committed = n;
+  }
+
+  /** Writes documents from..to-1 as a segment of `dir` (not yet named by any manifest). */
+  private writeSegment(fs: NodeFs, dir: string, from: number, to: number): Promise<SegmentEntry> {
+    const words = this.o.bits / 64;
+    return writeSegment(
+      fs,
+      dir,
+      {
+        first: from,
+        count: to - from,
+        words,
+        fps: this.fps.subarray(from * words, to * words),
+        keys: this.keys.subarray(from * 4, to * 4),
+        wordless: this.wordless.subarray(from, to),
+        labels: Array.from({ length: to - from }, (_, q) => this.labelOf(from + q)),
+        setOf: (d) => (this.o.verify ? this.sets.setOf(d) : new BigUint64Array(0)),
+      },
+      this.signature,
+    );
+  }
+
+  /**
+   * Starts writing the documents added since the last segment as a segment of the directory this was opened from
+   * (saveTo() waits for it and names it in the manifest): the disk works while the batch is joined and verified.
+   * Nothing names the file until then; a process that never commits leaves it for the next commit to remove.
+   */
+  private startSegment(): void {
+    const fs = this.fs;
+    const dir = this.dir;
+    if (!fs || dir === null || !fs.existsSync(dir)) return;
+    const from = this.pending.length > 0 ? this.pending[this.pending.length - 1]!.to : this.committed;
+    if (this.n <= from) return;
+    const entry = this.writeSegment(fs, dir, from, this.n);
+    entry.catch(() => undefined); // awaited in saveTo; this only keeps a failure there from counting as unhandled
+    this.pending.push({ from, to: this.n, entry });
   }
 
   /** Closes the segment files that open() left open for reading sets (the Deduplicator reads none after this). */

@@ -176,18 +176,24 @@ export interface SegmentParts {
 
 const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-/** Writes `bytes` (pieces in order) to a temporary file in `dir`, fsyncs it and renames it to `name`. */
-function writeDurably(fs: NodeFs, dir: string, name: string, pieces: Iterable<Uint8Array>): number {
+/**
+ * Writes `pieces` in order to a temporary file in `dir`, fsyncs it and renames it to `name`: on libuv's threads, so
+ * that the calling thread works on meanwhile (the Deduplicator starts a run's segment before it joins).
+ */
+async function writeDurably(fs: NodeFs, dir: string, name: string, pieces: readonly Uint8Array[]): Promise<number> {
   const path = `${dir}/${name}`;
   const temp = `${dir}/.${name}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
-  const fd = fs.openSync(temp, 'wx', 0o644);
+  const call = <T>(f: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void) =>
+    new Promise<T>((resolve, reject) => f((error, value) => (error ? reject(error) : resolve(value as T))));
+  const fd = await call<number>((done) => fs.open(temp, 'wx', 0o644, done));
   let bytes = 0;
   try {
     for (const piece of pieces) {
-      for (let at = 0; at < piece.length; ) at += fs.writeSync(fd, piece, at, piece.length - at);
+      for (let at = 0; at < piece.length; )
+        at += await call<number>((done) => fs.write(fd, piece, at, piece.length - at, bytes + at, done));
       bytes += piece.length;
     }
-    fs.fsyncSync(fd);
+    await call<void>((done) => fs.fsync(fd, done));
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
@@ -196,6 +202,23 @@ function writeDurably(fs: NodeFs, dir: string, name: string, pieces: Iterable<Ui
   fs.closeSync(fd);
   fs.renameSync(temp, path);
   return bytes;
+}
+
+/** writeDurably on the calling thread (the manifest: small, and the commit). */
+function writeDurablySync(fs: NodeFs, dir: string, name: string, bytes: Uint8Array): void {
+  const path = `${dir}/${name}`;
+  const temp = `${dir}/.${name}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
+  const fd = fs.openSync(temp, 'wx', 0o644);
+  try {
+    for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  fs.renameSync(temp, path);
 }
 
 export function syncFolder(fs: NodeFs, dir: string): void {
@@ -215,12 +238,12 @@ export function syncFolder(fs: NodeFs, dir: string): void {
  * keys (4 words), wordless flags, set sizes (u32), set checksums (2 u32), label offsets (u32, n + 1), labels (UTF-8),
  * each padded to 8 bytes, a trailer over all of that; then the sets, back to back in document order.
  */
-export function writeSegment(
+export async function writeSegment(
   fs: NodeFs,
   dir: string,
   parts: SegmentParts,
   signature: Record<string, unknown>,
-): SegmentEntry {
+): Promise<SegmentEntry> {
   const { first, count: n, words } = parts;
   const sizes = new Uint32Array(n);
   const sums = new Uint32Array(n * 2);
@@ -268,24 +291,22 @@ export function writeSegment(
   put(asBytes(labelStarts), pad8((n + 1) * 4));
   put(labels, pad8(labels.length));
   const sum = seal(meta);
-  function* pieces(): Generator<Uint8Array> {
-    yield meta;
-    // The sets as they are in memory, adjacent ones (one batch's, in the store) as one view: no copy.
-    let run: Uint8Array | null = null;
-    for (let q = 0; q < n; q++) {
-      const set = asBytes(parts.setOf(first + q));
-      if (set.length === 0) continue;
-      if (run && run.buffer === set.buffer && run.byteOffset + run.length === set.byteOffset) {
-        run = new Uint8Array(run.buffer, run.byteOffset, run.length + set.length);
-        continue;
-      }
-      if (run) yield run;
-      run = set;
+  // The sets as they are in memory, adjacent ones (one batch's, in the store) as one view: no copy.
+  const pieces: Uint8Array[] = [meta];
+  let run: Uint8Array | null = null;
+  for (let q = 0; q < n; q++) {
+    const set = asBytes(parts.setOf(first + q));
+    if (set.length === 0) continue;
+    if (run && run.buffer === set.buffer && run.byteOffset + run.length === set.byteOffset) {
+      run = new Uint8Array(run.buffer, run.byteOffset, run.length + set.length);
+      continue;
     }
-    if (run) yield run;
+    if (run) pieces.push(run);
+    run = set;
   }
+  if (run) pieces.push(run);
   const file = `segment-${String(first).padStart(10, '0')}-${Math.random().toString(16).slice(2, 10)}.bin`;
-  const bytes = writeDurably(fs, dir, file, pieces());
+  const bytes = await writeDurably(fs, dir, file, pieces);
   return { file, first, count: n, bytes, meta: hex(sum) };
 }
 
@@ -321,7 +342,7 @@ export function writeManifest(
   out.set(head, 0);
   out.set(asBytes(roots.subarray(0, count)), head.length);
   seal(out);
-  writeDurably(fs, dir, MANIFEST, [out]);
+  writeDurablySync(fs, dir, MANIFEST, out);
   syncFolder(fs, dir);
   const named = new Set(segments.map((s) => s.file));
   for (const name of fs.readdirSync(dir)) {
