@@ -16,7 +16,7 @@ import { walkInChunks } from '../join/join.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import { type DedupOptions, checkDedupOptions, type CheckedDedupOptions, featurelessByTrimmedText } from './dedup.js';
 import { forestJoin, forestRoot } from './forest.js';
-import { probeJoin, probeJoinByBlock, probeJoinThreads } from './probe-join.js';
+import { type ProbePairs, probeJoinByBlock, probeJoinThreads } from './probe-join.js';
 import { PairChecks, pairFlags } from './pair-checks.js';
 import { SetStore, STORE_WINDOW_BYTES } from './set-store.js';
 import { type HashResult, hashTexts } from './stream-tasks.js';
@@ -223,15 +223,20 @@ export class Deduplicator {
         const labels = label ? Array.from(hashed.featureCounts, (_, q) => label(hashed.first + q)) : undefined;
         this.appendHashed(hashed, labels);
       }
-      this.startSegment();
-      // The probe of the earlier fingerprints on the pool's workers, idle now that the stream is fingerprinted.
+      // The probe of the earlier fingerprints on the pool's workers, idle now that the stream is fingerprinted;
+      // meanwhile this thread starts the segment, joins exact copies and probes the batch with itself.
       const threads = stream.threads ?? 1;
       if (threads > 1 && this.probes(first)) {
-        const words = this.o.bits / 64;
-        const fps = this.fps.subarray(0, this.n * words);
-        const probed = await probeJoinThreads(fps.subarray(0, first), fps.subarray(first), this.o.k, threads);
-        return this.settle(first, probed);
+        const fps = this.fps.subarray(0, this.n);
+        const fresh = fps.subarray(first);
+        const probing = probeJoinThreads(fps.subarray(0, first), fresh, this.o.k, threads);
+        probing.catch(() => undefined); // awaited below; this only keeps a failure meanwhile from counting as unhandled
+        this.startSegment();
+        this.joinCopies(first);
+        const own = probeJoinByBlock(fresh, fresh, this.o.k);
+        return this.settle(first, { earlier: await probing, own });
       }
+      this.startSegment();
     } catch (error) {
       this.truncate(first);
       throw error;
@@ -275,12 +280,13 @@ export class Deduplicator {
   /**
    * Decides the documents from `first` on (appended since the last decision): exact copies, the join, verification.
    */
-  private settle(first: number, probed?: readonly { a: Uint32Array; b: Uint32Array }[]): DeduplicatorBatch {
+  private settle(first: number, probed?: { earlier: ProbePairs[]; own: ProbePairs[] }): DeduplicatorBatch {
     const { bits, k, verify } = this.o;
     const words = bits / 64;
     const m = this.n - first;
     const forest = this.parent.subarray(0, this.n);
-    if (m > 0) this.joinCopies(first);
+    // Exact copies first (addStream joined them already when it probed on its workers).
+    if (m > 0 && !probed) this.joinCopies(first);
     const checks = PairChecks.onForest(forest);
     let candidates = 0;
     const fps = this.fps.subarray(0, this.n * words);
@@ -317,9 +323,10 @@ export class Deduplicator {
         for (let p = 0; p < b.length; p++) b[p]! += first;
         consume(a, b);
       };
-      for (const { a, b } of probed ?? probeJoinByBlock(fps.subarray(0, first), fps.subarray(first), k)) earlier(a, b);
+      for (const { a, b } of probed?.earlier ?? probeJoinByBlock(fps.subarray(0, first), fps.subarray(first), k))
+        earlier(a, b);
       const fresh = fps.subarray(first);
-      probeJoin(fresh, fresh, k, (a, b) => {
+      for (const { a, b } of probed?.own ?? probeJoinByBlock(fresh, fresh, k)) {
         const x: number[] = [];
         const y: number[] = [];
         for (let p = 0; p < a.length; p++) {
@@ -328,7 +335,7 @@ export class Deduplicator {
           y.push(b[p]! + first);
         }
         consume(x, y);
-      });
+      }
     } else if (this.n >= 2 && m > 0) {
       const groups = new Uint32Array(this.n);
       const plan = planJoinFor(fps, this.n, k, bits);
@@ -516,6 +523,8 @@ export class Deduplicator {
    * per document, checked), not the shingle sets: those of earlier documents are read, by offset, only when a later
    * batch finds them in candidate pairs, so the segments' files stay open until close(). A version 1 `state.bin` in
    * `dir` (save()'s bytes, as the command line wrote them before) is read whole and converted by the next saveTo().
+   * Once a later addStream() has fingerprinted its stream, it starts writing the new documents' segment into `dir`
+   * in the background (named by no manifest until saveTo() commits it). One process at a time may use a `dir`.
    * Throws a RangeError naming the difference for a state made with other options, another version, or damaged.
    */
   static async open(dir: string, options: DedupOptions = {}): Promise<Deduplicator> {

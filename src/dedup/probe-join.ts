@@ -101,30 +101,7 @@ export function probeBlocks(nOld: number, nNew: number, k: number): { blocks: Pr
 
 const regionsByHeap = new WeakMap<Heap, Region>();
 
-/**
- * Every pair (i, j) of earlier fingerprint i (of `old`) and new fingerprint j (of `fresh`), 64 bits each, within k
- * bits, once each, handed to `consume` in chunks (block by block, new fingerprints in order). `consume` may use
- * WebAssembly memory.
- */
-export function probeJoin(
-  old: BigUint64Array,
-  fresh: BigUint64Array,
-  k: number,
-  consume: (a: Uint32Array, b: Uint32Array) => void,
-): number {
-  if (old.length === 0 || fresh.length === 0) return 0;
-  const { blocks } = probeBlocks(old.length, fresh.length, k);
-  return probeSome(
-    old,
-    fresh,
-    k,
-    blocks,
-    blocks.map((_, q) => q),
-    consume,
-  );
-}
-
-/** The pool task that probes some of the blocks (a share of probeJoin's work) and returns their pairs. */
+/** The pool task that probes some of the blocks (a share of probeJoinByBlock's work) and returns their pairs. */
 const PROBE_TASK = 'probe-blocks';
 
 interface ProbeTask {
@@ -135,14 +112,15 @@ interface ProbeTask {
   which: number[];
 }
 
-interface ProbePairs {
+/** Pairs of an earlier fingerprint a[p] and a new one b[p] (positions in their arrays). */
+export interface ProbePairs {
   a: Uint32Array;
   b: Uint32Array;
 }
 
 offerTasks({
   [PROBE_TASK]: (task: ProbeTask) => {
-    // Each block's pairs in turn, and how many each has: the caller takes them in block order, as probeJoin does.
+    // Each block's pairs in turn, and how many each has: the caller takes them in block order.
     const counts = new Uint32Array(task.which.length);
     const pairs = collect((consume) => {
       task.which.forEach((q, i) => {
@@ -176,8 +154,7 @@ function collect(run: (consume: (a: Uint32Array, b: Uint32Array) => void) => voi
 }
 
 /**
- * probeJoin's pairs, its blocks shared among `threads` pool workers (Node; one thread: here): the lists of pairs,
- * to be handed to the same consumer. After a stream has been fingerprinted the workers are idle, and the probe was
+ * probeJoinByBlock's lists, its blocks shared among `threads` pool workers (Node; one thread: here). After a stream has been fingerprinted the workers are idle, and the probe was
  * the largest part of an incremental run left on the calling thread.
  */
 export async function probeJoinThreads(
@@ -213,7 +190,7 @@ export async function probeJoinThreads(
       ]);
     }),
   );
-  // In block order, as probeJoin hands them over: the order decides which earlier cluster a new document is said
+  // In block order, as probeJoinByBlock gives them: the order decides which earlier cluster a new document is said
   // to duplicate, and the result must not depend on the threads.
   const byBlock: ProbePairs[] = [];
   replies.forEach((reply, s) => {
@@ -228,7 +205,8 @@ export async function probeJoinThreads(
 }
 
 /**
- * probeJoin's pairs as one list per block, in block order (what probeJoinThreads gives, on this thread): handed to a
+ * Every pair (i, j) of earlier fingerprint i (of `old`) and new fingerprint j (of `fresh`), 64 bits each, within k
+ * bits, once each: one list per block, in block order (what probeJoinThreads gives, on this thread). Handed to a
  * consumer list by list, the same lists give the same clusters whichever thread found them.
  */
 export function probeJoinByBlock(old: BigUint64Array, fresh: BigUint64Array, k: number): ProbePairs[] {
