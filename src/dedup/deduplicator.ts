@@ -364,29 +364,53 @@ export class Deduplicator {
 
   /**
    * Exact copies (by their 128-bit content hash) and texts without words (by their trimmed text) of the documents
-   * from `first` on join the first document with the same key, as dedup() groups them: one hash table in WebAssembly
-   * over every document's key, rebuilt per batch (a map kept across runs had to be rebuilt from every key on load).
+   * from `first` on join the first document with the same key, as dedup() groups them.
    */
   private joinCopies(first: number): void {
+    this.joinFirstEqual(first, CONTENT, () => true);
+    if (this.byTrimmedText) this.joinFirstEqual(first, TRIMMED, (d) => this.wordless[d] === 1);
+  }
+
+  /**
+   * Joins each document from `first` on (of those `include` takes) to the first document with the same key (two key
+   * words from `at`): the batch's own first occurrences through a hash table in WebAssembly, the earlier documents
+   * by one scan of their keys against a map of the batch's. A table over every document's key cost 27 ms a run at
+   * 219,119 documents, and grows with the state; the scan reads 16 bytes per earlier document.
+   */
+  private joinFirstEqual(first: number, at: typeof CONTENT | typeof TRIMMED, include: (d: number) => boolean): void {
     const n = this.n;
     const keys = new Uint32Array(this.keys.buffer, this.keys.byteOffset, n * 8);
-    const gather = (docs: ArrayLike<number>, at: number): BigUint64Array => {
-      const out = new Uint32Array(docs.length * 4);
-      for (let q = 0; q < docs.length; q++)
-        out.set(keys.subarray(docs[q]! * 8 + at * 2, docs[q]! * 8 + at * 2 + 4), q * 4);
-      return new BigUint64Array(out.buffer);
+    const fresh: number[] = [];
+    for (let d = first; d < n; d++) if (include(d)) fresh.push(d);
+    if (fresh.length === 0) return;
+    const gathered = new Uint32Array(fresh.length * 4);
+    fresh.forEach((d, q) => gathered.set(keys.subarray(d * 8 + at * 2, d * 8 + at * 2 + 4), q * 4));
+    const firstNew = firstOfEqual(new BigUint64Array(gathered.buffer), 2);
+    // 52 bits of each distinct new key, to its representatives (equal keys confirmed on all 128 bits).
+    const low = (d: number) => keys[d * 8 + at * 2]! + (keys[d * 8 + at * 2 + 1]! & 0xfffff) * 2 ** 32;
+    const same = (d: number, e: number) => {
+      for (let w = 0; w < 4; w++) if (keys[d * 8 + at * 2 + w] !== keys[e * 8 + at * 2 + w]) return false;
+      return true;
     };
-    const all = new Uint32Array(n);
-    for (let d = 0; d < n; d++) all[d] = d;
-    const content = firstOfEqual(gather(all, CONTENT), 2);
-    for (let d = first; d < n; d++) if (content[d] !== d) forestJoin(this.parent, content[d]!, d);
-    if (!this.byTrimmedText) return;
-    const bare: number[] = [];
-    for (let d = 0; d < n; d++) if (this.wordless[d]) bare.push(d);
-    if (bare.length === 0 || bare[bare.length - 1]! < first) return;
-    const trimmed = firstOfEqual(gather(bare, TRIMMED), 2);
-    for (let q = 0; q < bare.length; q++)
-      if (bare[q]! >= first && trimmed[q] !== q) forestJoin(this.parent, bare[trimmed[q]!]!, bare[q]!);
+    const reps = new Map<number, number[]>();
+    fresh.forEach((d, q) => {
+      if (firstNew[q] !== q) return;
+      const h = low(d);
+      const list = reps.get(h);
+      if (list) list.push(q);
+      else reps.set(h, [q]);
+    });
+    const earliest = new Int32Array(fresh.length).fill(-1);
+    for (let d = 0; d < first; d++) {
+      const list = reps.get(low(d));
+      if (!list || !include(d)) continue;
+      for (const q of list) if (earliest[q] === -1 && same(d, fresh[q]!)) earliest[q] = d;
+    }
+    fresh.forEach((d, q) => {
+      const rep = firstNew[q]!;
+      const target = earliest[rep]! >= 0 ? earliest[rep]! : fresh[rep]!;
+      if (target !== d) forestJoin(this.parent, target, d);
+    });
   }
 
   /**
