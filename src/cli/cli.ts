@@ -282,9 +282,9 @@ async function dedupOnClickHouse(
 }
 
 /**
- * dedup --state DIR: this run's documents against every earlier run's (a Deduplicator saved in DIR/state.bin),
- * the outputs written, then the state replaced (write, fsync, rename), so a run killed at any point leaves the
- * previous state as it was.
+ * dedup --state DIR: this run's documents against every earlier run's (a Deduplicator's directory state: segments
+ * and a manifest, see src/dedup/state-dir.ts), the outputs written, then this run's segment and the new manifest
+ * (each written, fsynced and renamed, the manifest last), so a run killed at any point leaves the previous state.
  */
 async function dedupWithState(
   dir: string,
@@ -295,11 +295,8 @@ async function dedupWithState(
   t0: number,
   threads: number,
 ): Promise<number> {
-  const file = path.join(dir, 'state.bin');
-  let bytes: Uint8Array | null = null;
   try {
     if (!fs.statSync(dir).isDirectory()) throw new UsageError(`--state ${dir}: not a directory`);
-    bytes = fs.existsSync(file) ? fs.readFileSync(file) : null;
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -307,10 +304,26 @@ async function dedupWithState(
   }
   let d: Deduplicator;
   try {
-    d = bytes ? Deduplicator.load(bytes, options) : new Deduplicator(options);
+    d = await Deduplicator.open(dir, options);
   } catch (error) {
-    throw new InputError(`--state ${file}: ${(error as Error).message}`);
+    throw new InputError(`--state ${dir}: ${(error as Error).message}`);
   }
+  try {
+    return await runWithState(d, dir, corpus, writes, report, t0, threads);
+  } finally {
+    d.close();
+  }
+}
+
+async function runWithState(
+  d: Deduplicator,
+  dir: string,
+  corpus: Corpus,
+  writes: CorpusTargetOptions,
+  report: Reporter,
+  t0: number,
+  threads: number,
+): Promise<number> {
   // The inputs stream through the threaded hasher (as dedupStream's do); only their locators stay.
   const source: number[] = [];
   const offset: number[] = [];
@@ -356,14 +369,7 @@ async function dedupWithState(
     }
     await out.flush();
   }
-  const state = new AtomicFile(file);
-  try {
-    state.write(d.save());
-    await state.sync();
-    state.publish();
-  } finally {
-    state.abort();
-  }
+  await d.saveTo(dir);
   report.tell(
     `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}; the state holds ${d.count} documents (${ms(performance.now() - t0)})`,
   );

@@ -3,11 +3,22 @@
 // cluster, and what a batch kept stays kept), on seeded corpora of the shapes real ones have (edited copies spread over the
 // corpus, exact copies, chains, texts without words, copies far apart across batches), for every split, both
 // widths, with and without verification; and so does one that is saved and loaded between batches. A state made
-// with other options, damaged or truncated is refused with a clear error, and the Deduplicator stays usable.
-import { describe, expect, it } from 'vitest';
+// with other options, damaged or truncated is refused with a clear error, and the Deduplicator stays usable. A
+// directory state (open, saveTo) appends a segment per run and decides the same; a small batch after many documents
+// takes the probing join (probe-join.ts) and decides as the join over everything; damaged segments are refused.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
+import { probeBlocks } from '../../src/dedup/probe-join.js';
 import { rng } from '../reference.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-deduplicator-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let dirs = 0;
+const newDir = () => path.join(tmp, `state-${dirs++}`);
 
 function corpus(seed: number, groups: number): string[] {
   const next = rng(seed);
@@ -155,5 +166,124 @@ describe('Deduplicator', () => {
     expect(() => d.add([42 as unknown as string])).toThrow(/texts\[0\] must be a string or a Uint8Array, got 42/);
     expect(d.count).toBe(1);
     expect(d.add(['one two three four five']).duplicateOf[0]).toBe(0);
+  });
+
+  it('a directory state, opened and saved between batches, keeps what one dedup() keeps (small last batches probe)', async () => {
+    for (const [options, seed] of [
+      [{}, 31],
+      [{ k: 3 }, 32],
+      [{ k: 30 }, 33],
+      [{ bits: 128 }, 34],
+      [{ verify: false }, 35],
+    ] as const) {
+      const docs = corpus(seed, 200);
+      const cuts = [Math.floor(docs.length * 0.5), Math.floor(docs.length * 0.9), docs.length - 3];
+      const bounds = [0, ...cuts, docs.length];
+      const dir = newDir();
+      for (let b = 0; b + 1 < bounds.length; b++) {
+        const d = await Deduplicator.open(dir, options);
+        expect(d.count).toBe(bounds[b]);
+        const texts = docs.slice(bounds[b], bounds[b + 1]);
+        const r = d.add(
+          texts,
+          texts.map((_, q) => `doc ${bounds[b]! + q}`),
+        );
+        const kept: number[] = [];
+        r.duplicateOf.forEach((dup, q) => {
+          if (dup === -1) kept.push(r.first + q);
+          else expect(d.labelOf(dup)).toBe(`doc ${dup}`); // earlier labels read back from the segments
+        });
+        expect(kept, `${JSON.stringify(options)} batch ${b}`).toEqual(
+          keptByDedup(docs, bounds[b]!, bounds[b + 1]!, options),
+        );
+        await d.saveTo(dir);
+        d.close();
+      }
+      // One segment per run and a manifest; save() of an opened state reads every set back.
+      expect(fs.readdirSync(dir).filter((f) => f.startsWith('segment-'))).toHaveLength(bounds.length - 1);
+      const opened = await Deduplicator.open(dir, options);
+      const loaded = Deduplicator.load(opened.save(), options);
+      opened.close();
+      expect(loaded.count).toBe(docs.length);
+      expect(loaded.labelOf(docs.length - 1)).toBe(`doc ${docs.length - 1}`);
+    }
+  });
+
+  it('the probing join (a batch of a tenth) keeps what dedup() keeps, for k from 0 to past the blocks', async () => {
+    // The plans: blocks for small k, every pair compared for large k.
+    expect(probeBlocks(200_000, 10_000, 12).blocks).toHaveLength(5);
+    expect(probeBlocks(200_000, 10_000, 40).blocks).toEqual([[0, 0, 0]]);
+    for (const k of [0, 3, 12, 30]) {
+      const docs = corpus(40 + k, 300);
+      const last = docs.length - Math.floor(docs.length / 10);
+      const d = new Deduplicator({ k });
+      d.add(docs.slice(0, last));
+      const r = d.add(docs.slice(last));
+      const kept: number[] = [];
+      r.duplicateOf.forEach((dup, q) => dup === -1 && kept.push(last + q));
+      expect(kept, `k = ${k}`).toEqual(keptByDedup(docs, last, docs.length, { k }));
+      if (k >= 3) expect(r.candidates).toBeGreaterThan(0);
+      // addStream shares the probe among its workers, and decides the same.
+      const streamed = new Deduplicator({ k });
+      streamed.add(docs.slice(0, last));
+      const s = await streamed.addStream(docs.slice(last), { threads: 2, batchBytes: 2000 });
+      expect(Array.from(s.duplicateOf)).toEqual(Array.from(r.duplicateOf));
+      expect(s.candidates).toBe(r.candidates);
+    }
+  });
+
+  it('refuses a damaged directory state, naming the file; a damaged set when it is read', async () => {
+    const docs = corpus(36, 60);
+    const dir = newDir();
+    const d = new Deduplicator();
+    d.add(docs);
+    await d.saveTo(dir);
+    const segment = path.join(dir, fs.readdirSync(dir).find((f) => f.startsWith('segment-'))!);
+    const manifest = path.join(dir, 'manifest.bin');
+    const good = fs.readFileSync(segment);
+    const flip = (file: string, at: number) => {
+      const bytes = fs.readFileSync(file);
+      bytes[at]! ^= 0x10;
+      fs.writeFileSync(file, bytes);
+    };
+    flip(segment, 600); // in the fingerprints
+    await expect(Deduplicator.open(dir)).rejects.toThrow(/segment-.*checksum does not match \(damaged\)/);
+    fs.writeFileSync(segment, good.subarray(0, good.length - 8));
+    await expect(Deduplicator.open(dir)).rejects.toThrow(/truncated or damaged/);
+    fs.writeFileSync(segment, good);
+    const manifestBytes = fs.readFileSync(manifest);
+    flip(manifest, manifestBytes.length - 30);
+    await expect(Deduplicator.open(dir)).rejects.toThrow(/manifest.bin: its checksum does not match/);
+    fs.writeFileSync(manifest, manifestBytes);
+    await expect(Deduplicator.open(dir, { k: 6 })).rejects.toThrow(/made with k = 12, not 6/);
+    await expect(new Deduplicator().saveTo(dir)).rejects.toThrow(/holds another state/);
+    // The last document's set ends the file: damaged there, the state opens, and refuses once the set is read.
+    flip(segment, good.length - 3);
+    const opened = await Deduplicator.open(dir);
+    expect(() => opened.add([`${docs[docs.length - 1]} and one more`])).toThrow(/does not match its checksum/);
+    opened.close();
+    fs.writeFileSync(segment, good);
+    const again = await Deduplicator.open(dir);
+    expect(again.add([`${docs[docs.length - 1]} and one more`]).duplicateOf[0]).not.toBe(-1);
+    again.close();
+  });
+
+  it('opens a version 1 state.bin (save()) and converts it when it saves', async () => {
+    const docs = corpus(37, 80);
+    const half = docs.length >> 1;
+    const dir = newDir();
+    fs.mkdirSync(dir);
+    const old = new Deduplicator();
+    old.add(docs.slice(0, half));
+    fs.writeFileSync(path.join(dir, 'state.bin'), old.save());
+    const d = await Deduplicator.open(dir);
+    expect(d.count).toBe(half);
+    const kept: number[] = [];
+    const r = d.add(docs.slice(half));
+    r.duplicateOf.forEach((dup, q) => dup === -1 && kept.push(half + q));
+    expect(kept).toEqual(keptByDedup(docs, half, docs.length, {}));
+    await d.saveTo(dir);
+    expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
+    expect((await Deduplicator.open(dir)).count).toBe(docs.length);
   });
 });
