@@ -12,9 +12,10 @@ import zlib from 'node:zlib';
 const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
-  // The library without its WebAssembly (187 KiB raw, 55 KiB gzip when the lean package landed).
-  'dist/index.mjs': { raw: 216 * KB, gzip: 64 * KB },
-  'dist/index.cjs': { raw: 216 * KB, gzip: 64 * KB },
+  // The library without its WebAssembly (187 KiB raw, 55 KiB gzip when the lean package landed; 220 KiB and 68 KiB
+  // with the incremental state's directory and probing join and the join walked beside verification).
+  'dist/index.mjs': { raw: 248 * KB, gzip: 76 * KB },
+  'dist/index.cjs': { raw: 248 * KB, gzip: 76 * KB },
   // Both builds, gzip then base64 (72 KiB), once for both entries.
   'dist/wasm.mjs': { raw: 84 * KB, gzip: 64 * KB },
   // Every export documented (59 KiB: most of it TSDoc, which editors show).
