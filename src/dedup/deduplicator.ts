@@ -645,7 +645,7 @@ export class Deduplicator {
     if (n > from) segments.push(await this.writeSegment(fs, dir, from, n));
     const roots = new Uint32Array(n);
     for (let d = 0; d < n; d++) roots[d] = forestRoot(this.parent, d);
-    writeManifest(fs, dir, n, segments, roots, this.signature);
+    await writeManifest(fs, dir, n, segments, roots, this.signature);
     this.dir = dir;
     this.segments = segments;
     this.committed = n;

@@ -204,23 +204,6 @@ async function writeDurably(fs: NodeFs, dir: string, name: string, pieces: reado
   return bytes;
 }
 
-/** writeDurably on the calling thread (the manifest: small, and the commit). */
-function writeDurablySync(fs: NodeFs, dir: string, name: string, bytes: Uint8Array): void {
-  const path = `${dir}/${name}`;
-  const temp = `${dir}/.${name}.${process.pid}.${Math.random().toString(16).slice(2, 10)}.tmp`;
-  const fd = fs.openSync(temp, 'wx', 0o644);
-  try {
-    for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
-    fs.fsyncSync(fd);
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-  fs.closeSync(fd);
-  fs.renameSync(temp, path);
-}
-
 export function syncFolder(fs: NodeFs, dir: string): void {
   let fd: number | undefined;
   try {
@@ -329,20 +312,20 @@ function metaBytes(headerBytes: number, n: number, words: number, labelBytes: nu
  * files of `dir` that it does not name: segments of runs killed before their commit, temporary files, and the
  * version 1 state.bin a first commit converted.
  */
-export function writeManifest(
+export async function writeManifest(
   fs: NodeFs,
   dir: string,
   count: number,
   segments: readonly SegmentEntry[],
   roots: Uint32Array,
   signature: Record<string, unknown>,
-): void {
+): Promise<void> {
   const head = header({ magic: STATE_MAGIC, version: DIR_VERSION, count, options: signature, segments }, DIR_VERSION);
   const out = new Uint8Array(head.length + pad8(count * 4) + TRAILER);
   out.set(head, 0);
   out.set(asBytes(roots.subarray(0, count)), head.length);
   seal(out);
-  writeDurablySync(fs, dir, MANIFEST, out);
+  await writeDurably(fs, dir, MANIFEST, [out]);
   syncFolder(fs, dir);
   const named = new Set(segments.map((s) => s.file));
   for (const name of fs.readdirSync(dir)) {
