@@ -104,18 +104,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --state', () => {
   });
 
   it('a run killed at any moment leaves a state that loads and decides as before, or holds this run too', async () => {
-    const all = lines(23, 2500);
-    const half = all.length >> 1;
-    const a = write('ka.jsonl', all.slice(0, half));
-    const b = write('kb.jsonl', all.slice(half));
-    const state = path.join(dir, 'state-kill');
-    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
-    const before = snapshot(state);
-    const restore = () => {
-      fs.rmSync(state, { recursive: true, force: true });
-      fs.mkdirSync(state);
-      for (const [name, bytes] of Object.entries(before)) fs.writeFileSync(path.join(state, name), bytes);
-    };
+    const { all, half, b, state, restore } = earlierState(23, 2500, 'k');
     // How long the second run takes whole, so that the kills fall inside it, and what it decides.
     const started = Date.now();
     const reference = runCli(['dedup', '--jsonl', b, '--state', state]);
@@ -155,18 +144,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --state', () => {
   }, 180_000);
 
   it('a process killed while it writes its segment or the manifest leaves the earlier state, or the new one whole', async () => {
-    const all = lines(25, 3000);
-    const half = all.length >> 1;
-    const a = write('sa.jsonl', all.slice(0, half));
-    const b = write('sb.jsonl', all.slice(half));
-    const state = path.join(dir, 'state-save-kill');
-    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
-    const before = snapshot(state);
-    const restore = () => {
-      fs.rmSync(state, { recursive: true, force: true });
-      fs.mkdirSync(state);
-      for (const [name, bytes] of Object.entries(before)) fs.writeFileSync(path.join(state, name), bytes);
-    };
+    const { all, half, b, state, restore } = earlierState(25, 3000, 's');
     const reference = runCli(['dedup', '--jsonl', b, '--state', state]);
     expect(reference.code).toBe(0);
     // A child that says when it starts saving, so that the kills fall inside saveTo (segment, then manifest).
@@ -253,6 +231,26 @@ process.stdout.write('saved ' + (performance.now() - t0) + '\\n');
 });
 
 /** Every file of a state directory, by name. */
+/**
+ * A corpus of `groups` groups cut in two: a state (`${prefix}` files) made from its first half by the CLI, the second
+ * half's file, and `restore()`, which puts the state back as that first run left it.
+ */
+function earlierState(seed: number, groups: number, prefix: string) {
+  const all = lines(seed, groups);
+  const half = all.length >> 1;
+  const a = write(`${prefix}a.jsonl`, all.slice(0, half));
+  const b = write(`${prefix}b.jsonl`, all.slice(half));
+  const state = path.join(dir, `state-${prefix}`);
+  expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
+  const before = snapshot(state);
+  const restore = () => {
+    fs.rmSync(state, { recursive: true, force: true });
+    fs.mkdirSync(state);
+    for (const [name, bytes] of Object.entries(before)) fs.writeFileSync(path.join(state, name), bytes);
+  };
+  return { all, half, b, state, restore };
+}
+
 function snapshot(state: string): Record<string, Buffer> {
   return Object.fromEntries(
     fs
