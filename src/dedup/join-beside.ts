@@ -1,12 +1,13 @@
-// The chunked join of connected clusters (verify-candidates.ts, joinAndVerify) with its walk on a worker beside
-// the verifier: the two took turns on one thread, each about half of dedupStream's time after hashing (2 GB of
-// edited copies: join 15 s, verification 12-18 s) while the other workers were idle. The worker walks up to
-// WALK_LAG chunks ahead of this thread, which verifies them from slots of shared memory, and goes on with each
-// fingerprint's cluster as it stood WALK_LAG chunks before, which this thread publishes in shared memory (a copy
-// per chunk of lag and one more). joinAndVerify on one thread tells its walk the clusters as late, so both paths
-// walk the same pairs in the same order: the same candidates, checks, pairs and clusters, whatever the timing.
+// The chunked join of connected clusters (verify-candidates.ts, joinAndVerify) with its walks on workers beside
+// the verifier: on one thread they take turns with verification, each about half of dedupStream's time after
+// hashing (2 GB of edited copies: the walk 14 s, verification 14 s) while the other workers are idle. Each walk
+// (walkShares: two, over their own tables) runs on a worker, puts its chunks in its slots of shared memory, and goes
+// on with each fingerprint's cluster as it stood at verifiedBefore of its next chunk's position, which this thread
+// publishes in shared memory (a copy per position it may still be read at). joinAndVerify on one thread tells its
+// walks the clusters as late, so both paths walk the same pairs in the same order: the same candidates, checks,
+// pairs and clusters, whatever the timing.
 import type { Pairs } from '../results.js';
-import { type SizeFilter, walkInChunks } from '../join/join.js';
+import { ChunkWalk, type SizeFilter } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import { sharedPool } from '../runtime/pool.js';
 import { offerTasks } from '../runtime/pool-worker.js';
@@ -15,32 +16,37 @@ import {
   type CandidateChecks,
   ChunkVerifier,
   type JoinedAndVerified,
-  WALK_LAG,
+  verifiedBefore,
   walkChunk,
+  walkShares,
 } from './verify-candidates.js';
 
 const WALK_TASK = 'join-walk';
-/** The control words (Int32Array): chunks produced, chunks verified, walk done, stop asked, a count per slot. */
-const PRODUCED = 0;
-const VERIFIED = 1;
-const DONE = 2;
-const STOP = 3;
-const COUNT = 4;
+/** The control words (Int32Array): positions verified, stop asked, then per walk its chunks produced, then per slot
+ * its pair count and whether it is its walk's last chunk. */
+const VERIFIED = 0;
+const STOP = 1;
+const PER_WALK = 2;
+const produced = (walk: number) => PER_WALK + walk;
+const slotCount = (walks: number, slot: number) => PER_WALK + walks + 2 * slot;
+const slotLast = (walks: number, slot: number) => PER_WALK + walks + 2 * slot + 1;
 /** How long a wait lasts before it looks again (for a stop, or a worker that failed). */
 const WAIT_MS = 500;
-
-/** Slots of chunks, and copies of the clusters: chunk c in slot c % RING, the clusters after v chunks at v % RING. */
-const RING = WALK_LAG + 1;
+/** Slots per walk: its chunk being verified, and the next one it puts down meanwhile. */
+const SLOTS = 2;
 
 interface WalkTask {
   fps: BigUint64Array;
   plan: JoinPlan;
+  tables: number[];
+  walk: number;
+  walks: number;
   sizes: SizeFilter | null;
-  /** Shared: RING copies of each fingerprint's cluster. */
+  /** Shared: copies of each fingerprint's cluster, after v positions verified at v % copies. */
   roots: Uint32Array[];
   /** Shared: the control words. */
   control: Int32Array;
-  /** Shared: RING slots of `chunk` pairs each. */
+  /** Shared: SLOTS slots of `chunk` pairs per walk; walk w's chunk c in slot w * SLOTS + c % SLOTS. */
   a: Uint32Array;
   b: Uint32Array;
   distance: Uint8Array;
@@ -48,8 +54,8 @@ interface WalkTask {
 }
 
 function walkTask(t: WalkTask): { result: number } {
-  let produced = 0;
-  /** Waits until at least `count` chunks are verified. */
+  let chunks = 0;
+  /** Waits until at least `count` positions are verified. */
   const verified = (count: number): void => {
     for (;;) {
       if (Atomics.load(t.control, STOP) !== 0) throw new Error('join walk stopped: verification failed');
@@ -58,32 +64,30 @@ function walkTask(t: WalkTask): { result: number } {
       Atomics.wait(t.control, VERIFIED, done, WAIT_MS);
     }
   };
-  /** The clusters the walk goes on with after `produced` chunks: those after produced - WALK_LAG verified. */
-  const lagged = () => Math.max(produced - WALK_LAG, 0);
-  const total = walkInChunks(
-    t.fps,
-    t.plan,
-    (pairs) => {
-      // Chunk c's slot held chunk c - RING, verified before the walk went on past chunk c - 1 (below).
-      const slot = produced % RING;
-      const at = slot * t.chunk;
-      t.a.set(pairs.a, at);
-      t.b.set(pairs.b, at);
-      t.distance.set(pairs.distance, at);
-      Atomics.store(t.control, COUNT + slot, pairs.a.length);
-      Atomics.store(t.control, PRODUCED, ++produced);
-      Atomics.notify(t.control, PRODUCED);
-      verified(lagged());
-    },
-    // Read before the walk emits its next chunk, so before the verifier can overwrite this copy (it writes the
-    // clusters after lagged() + RING chunks there, once it has verified that many).
-    () => t.roots[lagged() % RING]!,
-    t.chunk,
-    t.sizes,
-  );
-  Atomics.store(t.control, DONE, 1);
-  Atomics.notify(t.control, PRODUCED);
-  return { result: total };
+  /** How many positions are verified before this walk's next chunk is walked. */
+  const seen = () => verifiedBefore(t.walk + chunks * t.walks, t.walks);
+  // The copy after seen() positions is not written over before this walk's next chunk is verified: the next copy
+  // in its place is the one after seen() + copies >= that chunk's position + 1.
+  const roots = (): Uint32Array => {
+    verified(seen());
+    return t.roots[seen() % t.roots.length]!;
+  };
+  const walk = new ChunkWalk(t.fps, t.plan, t.tables, roots, t.chunk, t.sizes);
+  for (;;) {
+    const step = walk.next();
+    // This walk's chunk two before in the slot is verified by then (its position is below seen()).
+    verified(seen());
+    const slot = t.walk * SLOTS + (chunks % SLOTS);
+    const at = slot * t.chunk;
+    t.a.set(step.pairs.a, at);
+    t.b.set(step.pairs.b, at);
+    t.distance.set(step.pairs.distance, at);
+    Atomics.store(t.control, slotCount(t.walks, slot), step.pairs.a.length);
+    Atomics.store(t.control, slotLast(t.walks, slot), step.last ? 1 : 0);
+    Atomics.store(t.control, produced(t.walk), ++chunks);
+    Atomics.notify(t.control, produced(t.walk));
+    if (step.last) return { result: walk.total };
+  }
 }
 
 offerTasks({ [WALK_TASK]: walkTask });
@@ -113,7 +117,7 @@ function canWalkBeside(): boolean {
 export const walksBeside = { count: 0 };
 
 /**
- * joinAndVerify with the walk on a worker of the shared pool; null where the platform cannot (no shared memory),
+ * joinAndVerify with its walks on workers of the shared pool; null where the platform cannot (no shared memory),
  * and the caller walks on this thread.
  */
 export async function joinAndVerifyBeside(
@@ -126,63 +130,69 @@ export async function joinAndVerifyBeside(
   if (threads < 2 || !canWalkBeside()) return null;
   walksBeside.count++;
   const v = new ChunkVerifier(n, groups, o);
+  const shares = walkShares(plan);
+  const walks = shares.length;
   const shared = (bytes: number) => new SharedArrayBuffer(bytes);
   const initial = v.roots();
-  const roots = Array.from({ length: RING }, () => new Uint32Array(shared(initial.byteLength)));
+  // A walk reads the copy after verifiedBefore(p) positions, p its chunk's position: copies of the positions up
+  // to p may be written meanwhile, walks + 1 of them.
+  const roots = Array.from({ length: walks + 1 }, () => new Uint32Array(shared(initial.byteLength)));
   roots[0]!.set(initial);
-  const control = new Int32Array(shared(4 * (COUNT + RING)));
+  const control = new Int32Array(shared(4 * slotLast(walks, walks * SLOTS)));
   const chunk = walkChunk.pairs;
-  const a = new Uint32Array(shared(4 * RING * chunk));
-  const b = new Uint32Array(shared(4 * RING * chunk));
-  const distance = new Uint8Array(shared(RING * chunk));
-  const payload: WalkTask = {
-    fps: groups.distinctFps,
-    plan,
-    sizes: v.sizeFilter,
-    roots,
-    control,
-    a,
-    b,
-    distance,
-    chunk,
-  };
-  const task = sharedPool().run<number>(WALK_TASK, payload, threads);
+  const slots = walks * SLOTS;
+  const a = new Uint32Array(shared(4 * slots * chunk));
+  const b = new Uint32Array(shared(4 * slots * chunk));
+  const distance = new Uint8Array(shared(slots * chunk));
+  // Together: each walk waits for the verification of the other's chunks.
+  const tasks = sharedPool().runTogether<number>(
+    WALK_TASK,
+    shares.map((tables, walk) => ({
+      ...{ fps: groups.distinctFps, plan, tables, walk, walks, sizes: v.sizeFilter },
+      ...{ roots, control, a, b, distance, chunk },
+    })),
+    threads,
+  );
   let failure: { error: unknown } | null = null;
-  const ended = task.then(
+  const ended = Promise.all(tasks).then(
     () => {},
     (error: unknown) => {
       failure = { error };
     },
   );
-  let verified = 0;
+  const taken = new Array<number>(walks).fill(0);
+  const over = new Array<boolean>(walks).fill(false);
   try {
-    for (;;) {
-      const produced = Atomics.load(control, PRODUCED);
-      if (verified < produced) {
-        const at = (verified % RING) * chunk;
-        const count = Atomics.load(control, COUNT + (verified % RING));
+    for (let p = 0; over.includes(false); p++) {
+      const w = p % walks;
+      if (!over[w]) {
+        for (;;) {
+          const made = Atomics.load(control, produced(w));
+          if (made > taken[w]!) break;
+          if (failure) throw (failure as { error: unknown }).error;
+          const wait = waitAsync!(control, produced(w), made, WAIT_MS);
+          if (wait.async) await Promise.race([wait.value, ended]);
+        }
+        const slot = w * SLOTS + (taken[w]! % SLOTS);
+        taken[w]!++;
+        const count = Atomics.load(control, slotCount(walks, slot));
+        over[w] = Atomics.load(control, slotLast(walks, slot)) !== 0;
+        const at = slot * chunk;
         const pairs: Pairs = {
           a: a.subarray(at, at + count),
           b: b.subarray(at, at + count),
           distance: distance.subarray(at, at + count),
         };
         v.take(pairs);
-        verified++;
-        // The clusters after `verified` chunks, over those after verified - RING, which the walk has read.
-        roots[verified % RING]!.set(v.roots());
-        Atomics.store(control, VERIFIED, verified);
-        Atomics.notify(control, VERIFIED);
-        continue;
       }
-      // Done is set after the last chunk is counted: with done seen, the count read again is final.
-      if (Atomics.load(control, DONE) !== 0 && verified === Atomics.load(control, PRODUCED)) break;
-      if (failure) throw (failure as { error: unknown }).error;
-      const wait = waitAsync!(control, PRODUCED, produced, WAIT_MS);
-      if (wait.async) await Promise.race([wait.value, ended]);
+      // The clusters after p + 1 positions, over a copy no walk reads any more.
+      roots[(p + 1) % roots.length]!.set(v.roots());
+      Atomics.store(control, VERIFIED, p + 1);
+      Atomics.notify(control, VERIFIED);
     }
-    await task;
+    await Promise.all(tasks);
   } catch (error) {
-    // The walk must not wait forever for a chunk to be verified.
+    // The walks must not wait forever for a chunk to be verified.
     Atomics.store(control, STOP, 1);
     Atomics.notify(control, VERIFIED);
     await ended;

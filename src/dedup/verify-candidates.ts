@@ -5,7 +5,7 @@
 // is ever held and pairs inside a cluster already formed are not even emitted. One machinery for both paths: only
 // where the sets come from differs.
 import type { Pairs } from '../results.js';
-import { JOIN_CHUNK_PAIRS, NO_GROUP, type SizeFilter, walkInChunks } from '../join/join.js';
+import { ChunkWalk, JOIN_CHUNK_PAIRS, NO_GROUP, type SizeFilter, tableShares } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import {
   type Collapsed,
@@ -54,12 +54,13 @@ export function verifiedCandidates(
 
 /**
  * Connected clusters explained, from the join of the distinct fingerprints (`plan` over groups.distinctFps): pairs
- * of distinct texts with one fingerprint first, then the join's pairs a chunk at a time in walk order, each chunk
- * expanded to documents and verified at once (a pair already connected is skipped), and before the walk goes on it
- * is told each fingerprint's cluster, so that pairs inside one cluster are not emitted at all: a group of m
- * near-duplicates costs about m checks and O(m) per run of the join once it is one cluster, and memory holds one
- * chunk, not every candidate pair. Returns the kept pairs (a spanning forest of the clusters over n documents), the
- * candidate pairs handed to verification and the checks made.
+ * of distinct texts with one fingerprint first, then the join's pairs a chunk at a time, each chunk expanded to
+ * documents and verified at once (a pair already connected is skipped), the walk told each fingerprint's cluster
+ * as it goes, so that pairs inside one cluster are not emitted at all: a group of m near-duplicates costs about m
+ * checks and O(m) per run of the join once it is one cluster, and memory holds a few chunks, not every candidate
+ * pair. The tables are walked as walkShares' walks, whose chunks are verified in turn (walkOrder). Returns the
+ * kept pairs (a spanning forest of the clusters over n documents), the candidate pairs handed to verification and
+ * the checks made.
  */
 export function joinAndVerify(
   n: number,
@@ -68,32 +69,59 @@ export function joinAndVerify(
   o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
 ): JoinedAndVerified {
   const v = new ChunkVerifier(n, groups, o);
-  // A chunk is verified once the walk has emitted WALK_LAG more: the walk goes on with the clusters WALK_LAG chunks
-  // late, as it does on a worker beside the verifier (join-beside.ts), so both walk the same pairs in the same
-  // order, and give the same pairs, checks and candidates.
-  const held: Pairs[] = [];
-  walkInChunks(
-    groups.distinctFps,
-    plan,
-    (pairs) => {
-      held.push(pairs);
-      if (held.length > WALK_LAG) v.take(held.shift()!);
-    },
-    () => v.roots(),
-    walkChunk.pairs,
-    v.sizeFilter,
+  const shares = walkShares(plan);
+  const walks = shares.map(
+    (tables, w) => new ChunkWalk(groups.distinctFps, plan, tables, () => v.roots(), walkChunk.pairs, v.sizeFilter, w),
   );
+  // The walks take turns on this thread as they run side by side on workers (join-beside.ts): each chunk is
+  // walked with the clusters of the positions before verifiedBefore, so both paths walk the same pairs in
+  // the same order, and give the same pairs, checks and candidates.
+  const ended = walks.map(() => false);
+  const held: Pairs[] = [];
+  let verified = 0;
+  for (let p = 0; ended.includes(false); p++) {
+    const w = p % walks.length;
+    while (verified < verifiedBefore(p, walks.length)) {
+      v.take(held.shift()!);
+      verified++;
+    }
+    if (ended[w]) {
+      held.push(NO_PAIRS);
+      continue;
+    }
+    const step = walks[w]!.next();
+    ended[w] = step.last;
+    held.push(step.pairs);
+  }
   for (const pairs of held) v.take(pairs);
   return v.result();
 }
 
+const NO_PAIRS: Pairs = { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
+
 /**
- * Chunks by which the walk's clusters lag the verifier's: how far a walk beside the verifier may run ahead of it.
- * Each chunk of lag lets the walk go on through runs that verified chunks have made one cluster: on one group of
- * 10^4 near-duplicates dedup() took 125 ms at a lag of one, 142 ms at two and 178 ms at four, while 2 GB of edited
- * copies on two threads took 32.0-32.9 s, 32.0 s and 30.0-31.3 s.
+ * How many walks share the join's tables (fewer only when the plan has fewer tables). The tables' chunks come
+ * unevenly: the first tables emit nearly every pair (a pair belongs to the first table whose key it agrees on),
+ * the last ones walk as long for few, so one walk beside the verifier left each waiting on the other (2 GB of
+ * edited copies: the walk 14 s and verification 14 s took 20 s side by side); two walks share the tail.
  */
-export const WALK_LAG = 1;
+export const WALKS = 2;
+
+/** The tables of each walk: tableShares' split, whole groups of tables that scatter together. */
+export function walkShares(plan: JoinPlan): number[][] {
+  return tableShares(plan, Math.max(1, Math.min(WALKS, plan.tables.length)));
+}
+
+/**
+ * The order of the walks' chunks: position p belongs to walk p % walks (a walk that has ended leaves its positions
+ * empty), and is walked with the clusters after positions 0 … verifiedBefore(p) - 1 are verified. Each walk thus goes
+ * on while its own previous chunk is verified, and while the other walks' are: the lag that let the walk run
+ * beside the verifier at all, one chunk (10^4 near-duplicates in one group took 125 ms at a lag of one chunk, 142
+ * ms at two and 178 ms at four).
+ */
+export function verifiedBefore(p: number, walks: number): number {
+  return Math.max(0, p - walks);
+}
 
 /** Pairs per chunk of joinAndVerify's walk (tests make it small, so that a small corpus walks in many chunks). */
 export const walkChunk = { pairs: JOIN_CHUNK_PAIRS };
@@ -101,7 +129,7 @@ export const walkChunk = { pairs: JOIN_CHUNK_PAIRS };
 /**
  * joinAndVerify's side of the walk: takes the join's chunks of fingerprint pairs in walk order, verifies them, and
  * says each fingerprint's cluster so far (roots()) for the walk to skip pairs inside one. The walk may run on this
- * thread or on a worker beside it (join-beside.ts), told the clusters one chunk late either way.
+ * thread or on a worker beside it (join-beside.ts), told the clusters as late either way (verifiedBefore).
  */
 export class ChunkVerifier {
   /** The rule the walk applies to set sizes (or null: no sizes known before verification). */

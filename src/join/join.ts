@@ -135,12 +135,18 @@ interface JoinRegions {
   pairs: Region; // pair keys as the walk emits them
   chunk: Region; // one chunk's pairs unpacked (walkInChunks)
 }
-const regionsByHeap = new WeakMap<Heap, JoinRegions>();
-function joinRegions(heap: Heap): JoinRegions {
-  let r = regionsByHeap.get(heap);
+const regionsByHeap = new WeakMap<Heap, JoinRegions[]>();
+/** The heap's regions for walk `slot`: walks interleaved on one thread (ChunkWalk) each keep their own tables. */
+function joinRegions(heap: Heap, slot = 0): JoinRegions {
+  let all = regionsByHeap.get(heap);
+  if (!all) {
+    all = [];
+    regionsByHeap.set(heap, all);
+  }
+  let r = all[slot];
   if (!r) {
     r = { fps: new Region(heap), tables: new Region(heap), pairs: new Region(heap), chunk: new Region(heap) };
-    regionsByHeap.set(heap, r);
+    all[slot] = r;
   }
   return r;
 }
@@ -244,41 +250,99 @@ export function walkInChunks(
   chunk = JOIN_CHUNK_PAIRS,
   sizes: SizeFilter | null = null,
 ): number {
-  const rt = wasm();
-  const n = fps.length / (plan.bits / 64);
-  if (n < 2) return 0;
-  let total = 0;
-  const unpack = (ptr: number, count: number, pairShift: number, fpsPtr: number): void => {
-    if (count === 0) return;
-    const { heap } = rt;
+  const walk = new ChunkWalk(
+    fps,
+    plan,
+    plan.tables.map((_, t) => t),
+    groups,
+    chunk,
+    sizes,
+  );
+  for (;;) {
+    const step = walk.next();
+    if (step.pairs.a.length > 0) consume(step.pairs);
+    if (step.last) return walk.total;
+  }
+}
+
+/**
+ * A walk of some of the plan's tables (walkInChunks' walk) taken one chunk at a time: each `next()` walks on until
+ * a chunk of at most `chunk` pairs is full, or the tables end (`last`: that chunk, which may be empty, ends the
+ * walk). `groups()` is asked at the start of each step, so it gives the groups as they stand when the caller asks
+ * for the chunk. Walks in different `slot`s keep their tables apart, so one thread may interleave them.
+ */
+export class ChunkWalk {
+  /** Pairs handed out so far. */
+  total = 0;
+  private readonly steps: Generator<void, WalkedKeys, void> | null;
+  private taken: Pairs | null = null;
+  private ended = false;
+  private readonly n: number;
+  private readonly rt: Runtime;
+
+  constructor(
+    fps: BigUint64Array,
+    private readonly plan: JoinPlan,
+    tables: readonly number[],
+    groups: () => Uint32Array,
+    chunk = JOIN_CHUNK_PAIRS,
+    sizes: SizeFilter | null = null,
+    slot = 0,
+  ) {
+    this.rt = wasm();
+    this.n = fps.length / (plan.bits / 64);
+    if (sizes && sizes.range.length !== 2 * this.n)
+      throw new RangeError(
+        `walkInChunks: sizes.range must hold 2 entries per fingerprint (${2 * this.n}), got ${sizes.range.length}`,
+      );
+    const consume = (ptr: number, count: number, pairShift: number, fpsPtr: number): void => {
+      this.taken = this.unpack(ptr, count, pairShift, fpsPtr);
+    };
+    this.steps =
+      this.n < 2 || tables.length === 0
+        ? null
+        : walkTableSteps(this.rt, fps, plan, tables, { chunk, consume, roots: groups, sizes }, null, slot);
+  }
+
+  /** The walk's next chunk of pairs (fingerprint indices a < b, with distances), in walk order. */
+  next(): { pairs: Pairs; last: boolean } {
+    if (this.ended) throw new Error('internal: ChunkWalk.next after its last chunk');
+    const step = this.steps?.next();
+    if (!step || step.done) {
+      this.ended = true;
+      const last = step?.value;
+      return {
+        pairs: last ? this.unpack(last.ptr, last.count, pairShiftFor(this.n), last.fpsPtr) : emptyPairs(),
+        last: true,
+      };
+    }
+    const pairs = this.taken!;
+    this.taken = null;
+    return { pairs, last: false };
+  }
+
+  private unpack(ptr: number, count: number, pairShift: number, fpsPtr: number): Pairs {
+    if (count === 0) return emptyPairs();
+    const { heap } = this.rt;
     const half = align16(count * 4);
     const at = joinRegions(heap).chunk.reserve(2 * half + align16(count));
-    (rt.kernels as unknown as JoinKernels).joinUnpack(
+    (this.rt.kernels as unknown as JoinKernels).joinUnpack(
       ptr,
       count,
       pairShift,
       fpsPtr,
-      plan.bits / 64,
+      this.plan.bits / 64,
       at,
       at + half,
       at + 2 * half,
     );
-    const pairs = {
+    this.total += count;
+    return {
       a: heap.u32.slice(at >>> 2, (at >>> 2) + count),
       b: heap.u32.slice((at + half) >>> 2, ((at + half) >>> 2) + count),
       distance: heap.u8.slice(at + 2 * half, at + 2 * half + count),
     };
-    total += count;
-    consume(pairs);
-  };
-  const tables = plan.tables.map((_, t) => t);
-  if (sizes && sizes.range.length !== 2 * n)
-    throw new RangeError(
-      `walkInChunks: sizes.range must hold 2 entries per fingerprint (${2 * n}), got ${sizes.range.length}`,
-    );
-  const last = walkTables(rt, fps, plan, tables, { chunk, consume: unpack, roots: groups, sizes });
-  unpack(last.ptr, last.count, pairShiftFor(n), last.fpsPtr);
-  return total;
+  }
 }
 
 /**
@@ -301,10 +365,37 @@ function walkTables(
   tables: readonly number[],
   chunked: ChunkedWalk | null = null,
   budget: number | null = null,
-): { ptr: number; count: number; fpsPtr: number } {
+): WalkedKeys {
+  const steps = walkTableSteps(rt, fps, plan, tables, chunked, budget);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Pair keys in WebAssembly memory: `count` at `ptr`, over the fingerprints copied to `fpsPtr`. */
+interface WalkedKeys {
+  ptr: number;
+  count: number;
+  fpsPtr: number;
+}
+
+/**
+ * walkTables as steps: a chunked walk pauses after each chunk it hands to `consume` (ChunkWalk interleaves walks
+ * on one thread that way), in the regions of `slot`.
+ */
+function* walkTableSteps(
+  rt: Runtime,
+  fps: BigUint64Array,
+  plan: JoinPlan,
+  tables: readonly number[],
+  chunked: ChunkedWalk | null = null,
+  budget: number | null = null,
+  slot = 0,
+): Generator<void, WalkedKeys, void> {
   const { heap } = rt;
   const kernels = rt.kernels as unknown as JoinKernels;
-  const r = joinRegions(heap);
+  const r = joinRegions(heap, slot);
   const words = plan.bits / 64;
   const n = fps.length / words;
   const fpsPtr = r.fps.reserve(fps.byteLength + 16);
@@ -366,7 +457,7 @@ function walkTables(
     return layout.segments.byteLength / SEGMENT_BYTES;
   };
   /** Walks the runs of equal `top` bits of a sorted table (m entries), emitting pairs by the table's rule. */
-  const walkRuns = (
+  const walkRuns = function* (
     table: number,
     keys: number,
     los: number,
@@ -374,7 +465,7 @@ function walkTables(
     m: number,
     top: bigint,
     key: bigint,
-  ): void => {
+  ): Generator<void, void, void> {
     const { keyWidth, earlier } = rules.get(table)!;
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
@@ -428,6 +519,7 @@ function walkTables(
         chunked.consume(out, count, pairShift, fpsPtr);
         count = 0;
         rootsStale = true;
+        yield;
         continue;
       }
       // More pairs than the caller's budget: stop (findWithinBudget).
@@ -444,7 +536,7 @@ function walkTables(
     }
   };
   /** Sorts the table scattered into B on passes 1 and up, then walks its runs. */
-  const sortAndWalk = (table: number): void => {
+  const sortAndWalk = function* (table: number): Generator<void, void, void> {
     const inB = kernels.radixSort(
       p.keysA,
       p.losA,
@@ -463,11 +555,11 @@ function walkTables(
     const keys = inB ? p.keysB : p.keysA;
     const los = inB ? p.losB : p.losA;
     const idx = inB ? p.idxB : p.idxA;
-    walkRuns(table, keys, los, idx, n, topMask, topBits(rules.get(table)!.keyWidth));
+    yield* walkRuns(table, keys, los, idx, n, topMask, topBits(rules.get(table)!.keyWidth));
   };
 
   if (!grouped) {
-    tables.forEach((table, i) => {
+    for (const [i, table] of tables.entries()) {
       const nsegs = useLayout(i);
       if (words === 1) {
         // The histogram counts only the sorted bits (lowShift and up), which the leading segments fill: the key
@@ -479,8 +571,8 @@ function walkTables(
         kernels.joinHistogram128(fpsPtr, n, p.segs, nsegs, shift, plan.digitBits, passes, p.hist);
         kernels.joinScatter128(fpsPtr, n, p.segs, nsegs, p.keysB, p.losB, p.idxB, shift, plan.digitBits, p.hist);
       }
-      sortAndWalk(table);
-    });
+      yield* sortAndWalk(table);
+    }
     return { ptr: out, count, fpsPtr };
   }
 
@@ -527,7 +619,7 @@ function walkTables(
           const digit = Math.max(0, Math.min(rules.get(table)!.keyWidth - groupBits, MAX_DIGIT_BUCKETED, fit));
           const { nsegs, masks } = bucketLayout(i, groupBits + digit);
           if (digit === 0) {
-            walkRuns(table, keys, 0, idx, m, masks.top, masks.key);
+            yield* walkRuns(table, keys, 0, idx, m, masks.top, masks.key);
             continue;
           }
           heap.u32.set(layouts[i]!.segments.subarray(0, (nsegs * SEGMENT_BYTES) / 4), p.segs >>> 2);
@@ -536,7 +628,7 @@ function walkTables(
           const sortedKeys = p.keysB + from * 8;
           const sortedIdx = p.idxB + from * 4;
           kernels.joinScatter64(keys, idx, m, p.segs, nsegs, sortedKeys, sortedIdx, low, digit, p.hist, false);
-          walkRuns(table, sortedKeys, 0, sortedIdx, m, masks.top, masks.key);
+          yield* walkRuns(table, sortedKeys, 0, sortedIdx, m, masks.top, masks.key);
         }
       }
       from = to;

@@ -4,7 +4,7 @@
 // use and kept: later calls reuse its workers, start more only while every worker is busy and fewer than the
 // caller's thread count run, and idle workers never keep a Node process alive. Each worker runs one task at a
 // time; results come back per task, so the caller puts them in place by its own indices and the output does not
-// depend on which worker ran what. Workers load the library's entry (the bundle itself, or src/index.ts under
+// depend on which worker ran what. Tasks that wait for each other (the join's walks) start together (runTogether). Workers load the library's entry (the bundle itself, or src/index.ts under
 // tsx), whose modules register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else
 // needs to be served or configured.
 import { show } from '../errors.js';
@@ -84,7 +84,8 @@ interface Slot {
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  /** Jobs waiting for a worker; an array is a gang, given workers all at once (runTogether). */
+  private readonly queue: Array<Job | Job[]> = [];
   private starting = 0;
   private nextId = 0;
   private limit = 1;
@@ -118,6 +119,27 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Runs one task `kind` per payload, each on its own worker and all at once: none starts before there is a worker
+   * for every one (started as needed, up to `threads` and at least one per task). For tasks that wait for each
+   * other: given workers one by one, two such gangs could each hold a worker and wait forever for a second.
+   */
+  runTogether<T>(kind: string, payloads: unknown[], threads: number): Array<Promise<T>> {
+    this.limit = Math.max(1, Math.min(threads, MAX_THREADS));
+    const gang: Job[] = [];
+    const results = payloads.map(
+      (payload) =>
+        new Promise<T>((resolve, reject) => {
+          const request: TaskRequest = { id: this.nextId++, kind, build: this.build, payload };
+          gang.push({ request, transfer: [], resident: undefined, resolve: resolve as (v: unknown) => void, reject });
+        }),
+    );
+    if (gang.length > MAX_THREADS) throw new RangeError(`runTogether: ${gang.length} tasks, at most ${MAX_THREADS}`);
+    this.queue.push(gang);
+    this.dispatch();
+    return results;
+  }
+
   /** Forgets resident data `key` (its owner is gone): workers holding it are told to drop it. */
   forget(key: string): void {
     for (const slot of this.slots) {
@@ -131,7 +153,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
     const error = new Error('worker pool closed');
-    for (const job of this.queue.splice(0)) job.reject(error);
+    for (const job of this.queue.splice(0).flat()) job.reject(error);
     await Promise.all(
       slots.map((s) => {
         s.job?.reject(error);
@@ -143,7 +165,20 @@ export class WorkerPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const job = this.queue[0]!;
+      const head = this.queue[0]!;
+      if (Array.isArray(head)) {
+        const limit = Math.max(this.limit, head.length);
+        const usable = this.slots.slice(0, limit).filter((s) => s.job === undefined);
+        if (usable.length >= head.length) {
+          this.queue.shift();
+          head.forEach((job, i) => this.give(usable[i]!, job));
+          continue;
+        }
+        for (let missing = head.length - usable.length - this.starting; missing > 0; missing--)
+          if (this.slots.length + this.starting < limit) this.start();
+        return;
+      }
+      const job = head;
       const usable = this.slots.slice(0, this.limit).filter((s) => s.job === undefined);
       // A worker that already holds the job's resident data saves sending it again.
       const key = job.resident?.key;
@@ -239,7 +274,8 @@ export class WorkerPool {
         (error: Error) => {
           this.starting--;
           // Without any worker nothing would ever run the queue: fail it.
-          if (this.slots.length === 0 && this.starting === 0) for (const job of this.queue.splice(0)) job.reject(error);
+          if (this.slots.length === 0 && this.starting === 0)
+            for (const job of this.queue.splice(0).flat()) job.reject(error);
         },
       );
   }
