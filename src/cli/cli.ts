@@ -451,7 +451,9 @@ async function writeTargets(
   try {
     removed = t.removed !== undefined ? new AtomicFile(t.removed) : null;
     const targets = { output, removed, annotate: t.annotate, nul: t.nul };
-    const counts = corpus.parquet ? await writeParquetCorpus(corpus, r, targets) : writeCorpus(corpus, r, targets);
+    const counts = corpus.parquet
+      ? await writeParquetCorpus(corpus, r, targets)
+      : await writeCorpus(corpus, r, targets);
     // Both complete and on disk before either replaces its target.
     await output?.sync();
     await removed?.sync();

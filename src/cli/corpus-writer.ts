@@ -11,7 +11,10 @@ import { escapeName } from './output.js';
 import { InputError } from './report.js';
 import { isFlat, parquetWriter, readRows, withAnnotations } from './parquet.js';
 
-/** Bytes read ahead from a source when its records are taken in order. */
+/**
+ * Bytes read at a time from a source when its records are taken in order: two such windows are held, one read while
+ * the other is written.
+ */
 const READ_BYTES = 8 << 20;
 
 export interface CorpusTargets {
@@ -37,6 +40,12 @@ export interface DeduplicatedDocuments {
   locators: { source: Uint32Array; offset: Float64Array; length: Float64Array };
 }
 
+/** Where records and annotations are written in order: a target as it goes, or the pieces of one write. */
+interface Sink {
+  write(bytes: Uint8Array): void;
+  writeString(text: string): void;
+}
+
 /** How many documents are kept (duplicateOf -1). */
 export function keptCount(duplicateOf: Int32Array): number {
   let kept = 0;
@@ -44,67 +53,166 @@ export function keptCount(duplicateOf: Int32Array): number {
   return kept;
 }
 
-/** Writes the targets; returns how many documents were kept and removed. */
-export function writeCorpus(
+/**
+ * Writes the targets; returns how many documents were kept and removed. The records are read again a window at a
+ * time, on the thread pool: the next window is read while this one is copied into the targets' buffers and their
+ * last full buffer is written, so the pass costs about its slowest part rather than the sum of the three.
+ */
+export async function writeCorpus(
   corpus: Corpus,
   r: DeduplicatedDocuments,
   t: CorpusTargets,
-): { kept: number; removed: number } {
+): Promise<{ kept: number; removed: number }> {
   const kept = keptCount(r.duplicateOf);
   if (corpus.wholeFiles) {
     writePaths(corpus, r, t);
     return { kept, removed: r.count - kept };
   }
-  const reader = new SourceReader(corpus);
-  const jsonl = corpus.jsonl;
   const delimiter = corpus.delimiter;
   if (delimiter !== null) writeHeaders(corpus, r, t, delimiter);
-  const { source, offset, length } = r.locators;
-  // Kept records that follow each other in their source (one newline apart) are copied as one span, straight
-  // from the read-ahead window, at most READ_BYTES at a time.
-  let span = { source: -1, start: 0, end: 0 };
-  const flushSpan = (): void => {
-    if (span.source < 0 || !t.output) return;
-    t.output.write(reader.bytes(span.source, span.start, span.end - span.start));
-    t.output.write(NEWLINE);
-    span = { source: -1, start: 0, end: 0 };
+  const reader = new SourceReader(corpus);
+  const buffers = [Buffer.alloc(0), Buffer.alloc(0)];
+  // The next window's read, on the thread pool while this one is copied out.
+  let reading: Promise<Buffer> | null = null;
+  const readInto = (w: Window, k: number): Promise<Buffer> => {
+    if (buffers[k]!.length < w.end - w.start) buffers[k] = Buffer.allocUnsafe(Math.max(READ_BYTES, w.end - w.start));
+    const p = reader.read(w, buffers[k]!);
+    // Its error is thrown where it is awaited; should a write fail first, it is not an unhandled rejection.
+    p.catch(() => {});
+    return p;
   };
   try {
-    for (let i = 0; i < r.count; i++) {
-      const isKept = r.duplicateOf[i] === -1;
-      if (t.output && !t.annotate && isKept) {
-        const s = source[i]!;
-        const at = offset[i]!;
-        const end = at + length[i]!;
-        if (span.source === s && span.end + 1 === at && end - span.start <= READ_BYTES) span.end = end;
-        else {
-          flushSpan();
-          span = { source: s, start: at, end };
-        }
-        continue;
-      }
-      const wanted = (t.output && t.annotate) || (t.removed && !isKept);
-      if (!wanted) continue;
-      flushSpan();
-      const record = reader.bytes(source[i]!, offset[i]!, length[i]!);
-      if (t.output && t.annotate) annotate(t.output, corpus, r, i, record);
-      if (t.removed && !isKept) {
-        if (jsonl || delimiter !== null) annotate(t.removed, corpus, r, i, record);
-        else {
-          t.removed.write(record);
-          t.removed.write(NEWLINE);
-        }
-      }
+    const plan = windows(r, t);
+    let w = plan.next();
+    reading = w.done ? null : readInto(w.value, 0);
+    for (let k = 0; !w.done; k ^= 1) {
+      const window = w.value;
+      const got = await reading!;
+      w = plan.next();
+      reading = w.done ? null : readInto(w.value, k ^ 1);
+      const pieces = gather(corpus, r, t, window, got);
+      // Copied into the targets' buffers (their writes go on meanwhile), so this window's buffer is free again.
+      if (pieces.output.length > 0) await t.output!.append(pieces.output);
+      if (pieces.removed.length > 0) await t.removed!.append(pieces.removed);
     }
-    flushSpan();
   } finally {
+    // A read under way still uses the source's descriptor.
+    await reading?.catch(() => {});
     reader.close();
   }
   return { kept, removed: r.count - kept };
 }
 
+/** The documents first..last (those of them a target wants) and the bytes of `source` that hold their records. */
+interface Window {
+  source: number;
+  start: number;
+  end: number;
+  first: number;
+  last: number;
+}
+
+/** Whether document `i` goes to a target. */
+function wants(r: DeduplicatedDocuments, t: CorpusTargets, i: number): boolean {
+  const kept = r.duplicateOf[i] === -1;
+  return (t.output !== null && (t.annotate || kept)) || (t.removed !== null && !kept);
+}
+
+/**
+ * The reads that take the wanted records in order: a window starts at a record and takes in the records that follow
+ * within READ_BYTES (a larger record: a window of its own); a record far from the last window's end is read alone (a
+ * few removed documents cost a read each, not a pass). A window ends with its last record, so each byte is read once.
+ */
+function* windows(r: DeduplicatedDocuments, t: CorpusTargets): Generator<Window> {
+  const { source, offset, length } = r.locators;
+  let w: Window | null = null;
+  let limit = 0;
+  for (let i = 0; i < r.count; i++) {
+    if (!wants(r, t, i)) continue;
+    const s = source[i]!;
+    const at = offset[i]!;
+    const end = at + length[i]!;
+    if (w !== null && w.source === s && at >= w.start && end <= limit) {
+      w.end = Math.max(w.end, end);
+      w.last = i + 1;
+      continue;
+    }
+    const ahead = w === null || w.source !== s || (at >= w.end && at < w.end + READ_BYTES);
+    if (w !== null) yield w;
+    w = { source: s, start: at, end, first: i, last: i + 1 };
+    limit = ahead ? Math.max(end, at + READ_BYTES) : end;
+  }
+  if (w !== null) yield w;
+}
+
+/** What a window's records add to each target, as pieces of the window (kept records that follow each other: one). */
+function gather(
+  corpus: Corpus,
+  r: DeduplicatedDocuments,
+  t: CorpusTargets,
+  w: Window,
+  got: Buffer,
+): { output: Uint8Array[]; removed: Uint8Array[] } {
+  const output = new Pieces();
+  const removed = new Pieces();
+  const { offset, length } = r.locators;
+  const jsonl = corpus.jsonl;
+  const delimiter = corpus.delimiter;
+  let span = -1;
+  let spanEnd = 0;
+  const flushSpan = (): void => {
+    if (span < 0) return;
+    output.write(got.subarray(span, spanEnd));
+    output.write(NEWLINE);
+    span = -1;
+  };
+  for (let i = w.first; i < w.last; i++) {
+    if (!wants(r, t, i)) continue;
+    const at = offset[i]! - w.start;
+    const end = at + length[i]!;
+    if (end > got.length)
+      throw new InputError(`${corpus.sourceName(w.source)}: changed while it was read (now shorter)`);
+    const isKept = r.duplicateOf[i] === -1;
+    if (t.output && !t.annotate && isKept) {
+      // Kept records one newline apart go out as one piece, newlines and all.
+      if (span >= 0 && spanEnd + 1 === at) spanEnd = end;
+      else {
+        flushSpan();
+        span = at;
+        spanEnd = end;
+      }
+      continue;
+    }
+    flushSpan();
+    const record = got.subarray(at, end);
+    if (t.output && t.annotate) annotate(output, corpus, r, i, record);
+    if (t.removed && !isKept) {
+      if (jsonl || delimiter !== null) annotate(removed, corpus, r, i, record);
+      else {
+        removed.write(record);
+        removed.write(NEWLINE);
+      }
+    }
+  }
+  flushSpan();
+  return { output: output.list, removed: removed.list };
+}
+
+/** What a window adds to a target, in order: pieces of the window, and the bytes between them. */
+class Pieces implements Sink {
+  readonly list: Uint8Array[] = [];
+
+  write(bytes: Uint8Array): void {
+    this.list.push(bytes);
+  }
+
+  writeString(text: string): void {
+    this.list.push(Buffer.from(text, 'utf8'));
+  }
+}
+
 /** Annotates a JSON Lines record or a CSV / TSV row. */
-function annotate(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
+function annotate(to: Sink, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
   if (corpus.delimiter === null) writeAnnotated(to, corpus, r, i, record);
   else writeAnnotatedRow(to, corpus, r, i, record, corpus.delimiter);
 }
@@ -147,7 +255,7 @@ function cell(value: string, delimiter: ',' | '\t'): string {
 
 /** A CSV or TSV row with the cluster and the kept document appended as two cells (before a closing "\r"). */
 function writeAnnotatedRow(
-  to: AtomicFile,
+  to: Sink,
   corpus: Corpus,
   r: DeduplicatedDocuments,
   i: number,
@@ -189,7 +297,7 @@ const CLUSTER = Buffer.from('"cluster"');
 const DUPLICATE_OF = Buffer.from('"duplicate_of"');
 
 /** A JSON Lines record with "cluster" and "duplicate_of" inserted before its closing brace. */
-function writeAnnotated(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
+function writeAnnotated(to: Sink, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
   let close = record.length - 1;
   while (close >= 0 && record[close] !== 0x7d) close--; // the object's "}" (white space may follow it)
   if (close < 0) throw new InputError(`${corpus.nameText(i)}: changed since it was read (no closing brace)`);
@@ -210,38 +318,30 @@ function writeAnnotated(to: AtomicFile, corpus: Corpus, r: DeduplicatedDocuments
   to.write(NEWLINE);
 }
 
-/**
- * Byte ranges of the sources, read again: in order, a source is read ahead READ_BYTES at a time, so each byte is
- * read once; a range far from the last is read alone (a few removed documents cost a read each, not a pass).
- */
+/** The windows' bytes, read again from the sources (or the spool that holds a stream), one source open at a time. */
 class SourceReader {
   private source = -1;
   private fd = -1;
   private base = 0;
-  private window = Buffer.alloc(0);
-  private start = 0;
-  private end = 0;
 
   constructor(private readonly corpus: Corpus) {}
 
-  bytes(source: number, offset: number, length: number): Buffer {
-    if (source !== this.source) this.open(source);
-    if (offset >= this.start && offset + length <= this.end)
-      return this.window.subarray(offset - this.start, offset - this.start + length);
-    const ahead = offset >= this.end && offset < this.end + READ_BYTES;
-    const size = ahead || this.end === 0 ? Math.max(length, READ_BYTES) : length;
-    if (this.window.length < size) this.window = Buffer.allocUnsafe(size);
+  /** Reads window `w` into `into` (on the thread pool); resolves to the bytes read, short at the source's end. */
+  async read(w: Window, into: Buffer): Promise<Buffer> {
+    // The previous window's read has settled, so its source can be closed.
+    if (w.source !== this.source) this.open(w.source);
+    const fd = this.fd;
+    const size = w.end - w.start;
+    const position = this.base + w.start;
     let got = 0;
     while (got < size) {
-      const n = fs.readSync(this.fd, this.window, got, size - got, this.base + offset + got);
+      const n = await new Promise<number>((resolve, reject) =>
+        fs.read(fd, into, got, size - got, position + got, (error, n) => (error ? reject(error) : resolve(n))),
+      );
       if (n === 0) break;
       got += n;
     }
-    if (got < length)
-      throw new InputError(`${this.corpus.sourceName(source)}: changed while it was read (now shorter)`);
-    this.start = offset;
-    this.end = offset + got;
-    return this.window.subarray(0, length);
+    return into.subarray(0, got);
   }
 
   close(): void {
@@ -256,7 +356,6 @@ class SourceReader {
     this.fd = fs.openSync(file, 'r');
     this.source = source;
     this.base = base;
-    this.start = this.end = 0;
   }
 }
 
