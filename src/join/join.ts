@@ -358,15 +358,8 @@ export class ChunkWalk {
  * on 12 in two passes before: 18-20 s, now 9.5-11.5). Otherwise (128 bits, or compare all) every table is
  * permuted and sorted whole on the plan's sortBits.
  */
-function walkTables(
-  rt: Runtime,
-  fps: BigUint64Array,
-  plan: JoinPlan,
-  tables: readonly number[],
-  chunked: ChunkedWalk | null = null,
-  budget: number | null = null,
-): WalkedKeys {
-  const steps = walkTableSteps(rt, fps, plan, tables, chunked, budget);
+function walkTables(...args: Parameters<typeof walkTableSteps>): WalkedKeys {
+  const steps = walkTableSteps(...args);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
