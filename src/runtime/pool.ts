@@ -276,6 +276,13 @@ export class WorkerPool {
           // Without any worker nothing would ever run the queue: fail it.
           if (this.slots.length === 0 && this.starting === 0)
             for (const job of this.queue.splice(0).flat()) job.reject(error);
+          else {
+            // A gang that needs more workers than there now are and are starting would wait forever: it fails.
+            const short = (j: Job | Job[]) => Array.isArray(j) && j.length > this.slots.length + this.starting;
+            for (const gang of this.queue.filter(short)) for (const job of gang as Job[]) job.reject(error);
+            this.queue.splice(0, this.queue.length, ...this.queue.filter((j) => !short(j)));
+            this.dispatch();
+          }
         },
       );
   }

@@ -93,7 +93,16 @@ describe('WorkerPool', () => {
     await expect(sharedPool().run(FINGERPRINT_TASK, task(['a b c']), 1)).rejects.toThrow(
       `${other.href} does not serve simhash-wasm pool tasks`,
     );
+    // Tasks started together (runTogether) fail too, rather than wait for workers that never come.
+    await expect(
+      Promise.all(sharedPool().runTogether(FINGERPRINT_TASK, [task(['a']), task(['b'])], 2)),
+    ).rejects.toThrow(`${other.href} does not serve simhash-wasm pool tasks`);
     setPoolWorkerUrl(entry);
+    const together = await Promise.all(
+      sharedPool().runTogether<WithSpare<HashResult>>(FINGERPRINT_TASK, [task(['a b']), task(['c d'])], 1),
+    );
+    expect(sharedPool().size).toBe(2); // one worker per task, though one thread was asked for
+    expect(together.map((t) => t.value.fingerprints[0])).toEqual(Array.from(simhashMany(['a b', 'c d'])));
     const r = await sharedPool().run<WithSpare<HashResult>>(FINGERPRINT_TASK, task(['a b c']), 1);
     expect(Array.from(r.value.fingerprints)).toEqual(Array.from(simhashMany(['a b c'])));
     expect(() => setPoolWorkerUrl(42 as never)).toThrow(TypeError);
