@@ -136,35 +136,38 @@ describe('walkInChunks with groups', () => {
 describe('ChunkWalk', () => {
   const n = 1500;
   const fps = clustered(n, 40, 64, 5);
-  const plain = bruteForce(fps, 4, 64);
 
-  it('walks taking turns on one thread, over shares of the tables, emit every pair across groups once', () => {
-    const plan = planJoin(n, 4, 64);
-    const shares = tableShares(plan, 2);
-    expect(shares.every((s) => s.length > 0)).toBe(true);
-    const next = rng(3);
-    const groups = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 5)));
-    // Each walk in its own slot: their tables would overwrite each other's in one.
-    const walks = shares.map((tables, slot) => new ChunkWalk(fps, plan, tables, () => groups, 29, null, slot));
-    const got: string[] = [];
-    const ended = walks.map(() => false);
-    for (let turn = 0; ended.includes(false); turn++) {
-      const w = turn % walks.length;
-      if (ended[w]) continue;
-      const step = walks[w]!.next();
-      expect(step.pairs.a.length).toBeLessThanOrEqual(29);
-      ended[w] = step.last;
-      step.pairs.a.forEach((a, i) => got.push(`${a},${step.pairs.b[i]},${step.pairs.distance[i]}`));
-    }
-    expect(() => walks[0]!.next()).toThrow(/after its last chunk/);
-    const want = plain.filter((s) => {
-      const [a, b] = s.split(',').map(Number) as [number, number];
-      return groups[a] === NO_GROUP || groups[a] !== groups[b];
+  for (const bits of [64, 128] as const)
+    it(`walks taking turns on one thread, over shares of the tables, emit every pair across groups once (${bits} bits)`, () => {
+      const k = bits === 64 ? 4 : 8;
+      const fps = clustered(n, 40, bits, 5);
+      const plain = bruteForce(fps, k, bits);
+      const plan = planJoin(n, k, bits);
+      const shares = tableShares(plan, 2);
+      expect(shares.every((s) => s.length > 0)).toBe(true);
+      const next = rng(3);
+      const groups = Uint32Array.from({ length: n }, () => (next() < 0.1 ? NO_GROUP : Math.floor(next() * 5)));
+      // Each walk in its own slot: their tables would overwrite each other's in one.
+      const walks = shares.map((tables, slot) => new ChunkWalk(fps, plan, tables, () => groups, 29, null, slot));
+      const got: string[] = [];
+      const ended = walks.map(() => false);
+      for (let turn = 0; ended.includes(false); turn++) {
+        const w = turn % walks.length;
+        if (ended[w]) continue;
+        const step = walks[w]!.next();
+        expect(step.pairs.a.length).toBeLessThanOrEqual(29);
+        ended[w] = step.last;
+        step.pairs.a.forEach((a, i) => got.push(`${a},${step.pairs.b[i]},${step.pairs.distance[i]}`));
+      }
+      expect(() => walks[0]!.next()).toThrow(/after its last chunk/);
+      const want = plain.filter((s) => {
+        const [a, b] = s.split(',').map(Number) as [number, number];
+        return groups[a] === NO_GROUP || groups[a] !== groups[b];
+      });
+      expect(want.length).toBeGreaterThan(1000);
+      expect(got.sort()).toEqual(want.sort());
+      expect(walks[0]!.total + walks[1]!.total).toBe(want.length);
     });
-    expect(want.length).toBeGreaterThan(1000);
-    expect(got.sort()).toEqual(want.sort());
-    expect(walks[0]!.total + walks[1]!.total).toBe(want.length);
-  });
 
   it('a walk of no tables, or of fewer than two fingerprints, ends at once with no pairs', () => {
     const plan = planJoin(n, 4, 64);
