@@ -18,6 +18,7 @@ import {
   type JoinedAndVerified,
   verifiedBefore,
   walkChunk,
+  walkLag,
   walkShares,
 } from './verify-candidates.js';
 
@@ -32,8 +33,6 @@ const slotCount = (walks: number, slot: number) => PER_WALK + walks + 2 * slot;
 const slotLast = (walks: number, slot: number) => PER_WALK + walks + 2 * slot + 1;
 /** How long a wait lasts before it looks again (for a stop, or a worker that failed). */
 const WAIT_MS = 500;
-/** Slots per walk: its chunk being verified, and the next one it puts down meanwhile. */
-const SLOTS = 2;
 
 interface WalkTask {
   fps: BigUint64Array;
@@ -46,11 +45,12 @@ interface WalkTask {
   roots: Uint32Array[];
   /** Shared: the control words. */
   control: Int32Array;
-  /** Shared: SLOTS slots of `chunk` pairs per walk; walk w's chunk c in slot w * SLOTS + c % SLOTS. */
+  /** Shared: slots of `chunk` pairs, `slots` per walk: walk w's chunk c in slot w * slots + c % slots. */
   a: Uint32Array;
   b: Uint32Array;
   distance: Uint8Array;
   chunk: number;
+  slots: number;
 }
 
 function walkTask(t: WalkTask): { result: number } {
@@ -75,9 +75,10 @@ function walkTask(t: WalkTask): { result: number } {
   const walk = new ChunkWalk(t.fps, t.plan, t.tables, roots, t.chunk, t.sizes);
   for (;;) {
     const step = walk.next();
-    // This walk's chunk two before in the slot is verified by then (its position is below seen()).
+    // This walk's chunk that had the slot before is verified by then: its position, walkLag + 1 of this walk's
+    // chunks back, is below seen().
     verified(seen());
-    const slot = t.walk * SLOTS + (chunks % SLOTS);
+    const slot = t.walk * t.slots + (chunks % t.slots);
     const at = slot * t.chunk;
     t.a.set(step.pairs.a, at);
     t.b.set(step.pairs.b, at);
@@ -135,12 +136,15 @@ export async function joinAndVerifyBeside(
   const shared = (bytes: number) => new SharedArrayBuffer(bytes);
   const initial = v.roots();
   // A walk reads the copy after verifiedBefore(p) positions, p its chunk's position: copies of the positions up
-  // to p may be written meanwhile, walks + 1 of them.
-  const roots = Array.from({ length: walks + 1 }, () => new Uint32Array(shared(initial.byteLength)));
+  // to p may be written meanwhile, walks * walkLag + 1 of them. Each walk puts down walkLag + 1 chunks: those not
+  // verified yet, and the one it walks.
+  const lag = walkLag(walks);
+  const perWalk = lag + 1;
+  const roots = Array.from({ length: walks * lag + 1 }, () => new Uint32Array(shared(initial.byteLength)));
   roots[0]!.set(initial);
-  const control = new Int32Array(shared(4 * slotLast(walks, walks * SLOTS)));
+  const control = new Int32Array(shared(4 * slotLast(walks, walks * perWalk)));
   const chunk = walkChunk.pairs;
-  const slots = walks * SLOTS;
+  const slots = walks * perWalk;
   const a = new Uint32Array(shared(4 * slots * chunk));
   const b = new Uint32Array(shared(4 * slots * chunk));
   const distance = new Uint8Array(shared(slots * chunk));
@@ -149,7 +153,7 @@ export async function joinAndVerifyBeside(
     WALK_TASK,
     shares.map((tables, walk) => ({
       ...{ fps: groups.distinctFps, plan, tables, walk, walks, sizes: v.sizeFilter },
-      ...{ roots, control, a, b, distance, chunk },
+      ...{ roots, control, a, b, distance, chunk, slots: perWalk },
     })),
     threads,
   );
@@ -173,7 +177,7 @@ export async function joinAndVerifyBeside(
           const wait = waitAsync!(control, produced(w), made, WAIT_MS);
           if (wait.async) await Promise.race([wait.value, ended]);
         }
-        const slot = w * SLOTS + (taken[w]! % SLOTS);
+        const slot = w * perWalk + (taken[w]! % perWalk);
         taken[w]!++;
         const count = Atomics.load(control, slotCount(walks, slot));
         over[w] = Atomics.load(control, slotLast(walks, slot)) !== 0;
