@@ -81,11 +81,16 @@ export class AtomicFile {
     this.idle();
     for (let at = 0; at < bytes.length; ) {
       if (this.used === this.buffer.length) this.flushSync();
-      const n = Math.min(bytes.length - at, this.buffer.length - this.used);
-      this.buffer.set(at === 0 && n === bytes.length ? bytes : bytes.subarray(at, at + n), this.used);
-      this.used += n;
-      at += n;
+      at += this.copyIn(bytes, at);
     }
+  }
+
+  /** Copies as much of `bytes` from `at` as the buffer holds; returns how much. */
+  private copyIn(bytes: Uint8Array, at: number): number {
+    const n = Math.min(bytes.length - at, this.buffer.length - this.used);
+    this.buffer.set(at === 0 && n === bytes.length ? bytes : bytes.subarray(at, at + n), this.used);
+    this.used += n;
+    return n;
   }
 
   writeString(text: string): void {
@@ -106,10 +111,7 @@ export class AtomicFile {
     for (const p of pieces) {
       for (let at = 0; at < p.length; ) {
         if (this.used === this.buffer.length) await this.launch();
-        const n = Math.min(p.length - at, this.buffer.length - this.used);
-        this.buffer.set(at === 0 && n === p.length ? p : p.subarray(at, at + n), this.used);
-        this.used += n;
-        at += n;
+        at += this.copyIn(p, at);
       }
     }
   }

@@ -26,7 +26,7 @@ export interface StreamOptions {
    * Threads that fingerprint: 1 (default) works in this thread; more use that many Node worker threads, with
    * results identical to one thread. A tokenizer function cannot move to a worker: it runs here. (dedupStream also
    * joins on them with `mode: 'centre'` or `pairs: 'all'`; connected clusters explained walk the join in chunks on
-   * a worker while this thread verifies them.)
+   * two workers while this thread verifies them.)
    */
   threads?: number;
   /** Bytes of text per fingerprinting batch, 1 to 1 GiB (default 4 MiB); strings count one byte per UTF-16 unit. */

@@ -58,7 +58,7 @@ export function verifiedCandidates(
  * documents and verified at once (a pair already connected is skipped), the walk told each fingerprint's cluster
  * as it goes, so that pairs inside one cluster are not emitted at all: a group of m near-duplicates costs about m
  * checks and O(m) per run of the join once it is one cluster, and memory holds a few chunks, not every candidate
- * pair. The tables are walked as walkShares' walks, whose chunks are verified in turn (walkOrder). Returns the
+ * pair. The tables are walked as walkShares' walks, whose chunks are verified in turn (verifiedBefore). Returns the
  * kept pairs (a spanning forest of the clusters over n documents), the candidate pairs handed to verification and
  * the checks made.
  */
@@ -291,7 +291,10 @@ class DocumentPairBatch {
   constructor(
     private readonly forest: Uint32Array,
     private readonly take: (pairs: Pairs) => void,
-    /** Each document's set size, or null: pairs that sizesMayPass rules out are never handed to `take`. */
+    /**
+     * Each document's set size, or null: pairs that sizesMayPass rules out are never handed to `take` (the walk
+     * rules out those of two one-document fingerprints, the same rule on the same sizes).
+     */
     private readonly sizes: Uint32Array | null = null,
     private readonly threshold = 0,
   ) {
@@ -321,7 +324,8 @@ class DocumentPairBatch {
       const e2 = start[pairs.b[p]! + 1]!;
       const d = pairs.distance[p]!;
       if (e1 - s1 === 1 && e2 - s2 === 1) {
-        this.push(members[s1]!, members[s2]!, d);
+        // Two fingerprints of one document each: the walk has applied the size rule to these very sizes.
+        this.add(members[s1]!, members[s2]!, d);
         continue;
       }
       const r1 = this.oneTree(members, s1, e1);
@@ -339,6 +343,11 @@ class DocumentPairBatch {
 
   private push(u: number, v: number, d: number): void {
     if (this.sizes && !sizesMayPass(this.sizes[u]!, this.sizes[v]!, this.threshold)) return;
+    this.add(u, v, d);
+  }
+
+  /** push without the size rule (for a pair the walk has held to it already). */
+  private add(u: number, v: number, d: number): void {
     if (forestRoot(this.forest, u) === forestRoot(this.forest, v)) return;
     const c = this.count;
     this.a[c] = Math.min(u, v);

@@ -293,7 +293,7 @@ export class ChunkWalk {
     this.n = fps.length / (plan.bits / 64);
     if (sizes && sizes.range.length !== 2 * this.n)
       throw new RangeError(
-        `walkInChunks: sizes.range must hold 2 entries per fingerprint (${2 * this.n}), got ${sizes.range.length}`,
+        `ChunkWalk: sizes.range must hold 2 entries per fingerprint (${2 * this.n}), got ${sizes.range.length}`,
       );
     const consume = (ptr: number, count: number, pairShift: number, fpsPtr: number): void => {
       this.taken = this.unpack(ptr, count, pairShift, fpsPtr);

@@ -4,9 +4,10 @@
 // use and kept: later calls reuse its workers, start more only while every worker is busy and fewer than the
 // caller's thread count run, and idle workers never keep a Node process alive. Each worker runs one task at a
 // time; results come back per task, so the caller puts them in place by its own indices and the output does not
-// depend on which worker ran what. Tasks that wait for each other (the join's walks) start together (runTogether). Workers load the library's entry (the bundle itself, or src/index.ts under
-// tsx), whose modules register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else
-// needs to be served or configured.
+// depend on which worker ran what; tasks that wait for each other (the join's walks) start together
+// (runTogether). Workers load the library's entry (the bundle itself, or src/index.ts under tsx), whose modules
+// register their tasks through pool-worker.ts; the WebAssembly is embedded, so nothing else needs to be served or
+// configured.
 import { show } from '../errors.js';
 import {
   POOL_HOOK,
@@ -112,11 +113,10 @@ export class WorkerPool {
     resident?: Resident,
   ): Promise<T> {
     this.limit = Math.max(1, Math.min(threads, MAX_THREADS));
-    return new Promise<T>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, kind, build: this.build, payload };
-      this.queue.push({ request, transfer, resident, resolve: resolve as (value: unknown) => void, reject });
-      this.dispatch();
-    });
+    const { job, result } = this.job<T>(kind, payload, transfer, resident);
+    this.queue.push(job);
+    this.dispatch();
+    return result;
   }
 
   /**
@@ -125,19 +125,28 @@ export class WorkerPool {
    * other: given workers one by one, two such gangs could each hold a worker and wait forever for a second.
    */
   runTogether<T>(kind: string, payloads: unknown[], threads: number): Array<Promise<T>> {
+    if (payloads.length > MAX_THREADS)
+      throw new RangeError(`runTogether: ${payloads.length} tasks, at most ${MAX_THREADS}`);
     this.limit = Math.max(1, Math.min(threads, MAX_THREADS));
-    const gang: Job[] = [];
-    const results = payloads.map(
-      (payload) =>
-        new Promise<T>((resolve, reject) => {
-          const request: TaskRequest = { id: this.nextId++, kind, build: this.build, payload };
-          gang.push({ request, transfer: [], resident: undefined, resolve: resolve as (v: unknown) => void, reject });
-        }),
-    );
-    if (gang.length > MAX_THREADS) throw new RangeError(`runTogether: ${gang.length} tasks, at most ${MAX_THREADS}`);
-    this.queue.push(gang);
+    const jobs = payloads.map((payload) => this.job<T>(kind, payload, [], undefined));
+    this.queue.push(jobs.map((j) => j.job));
     this.dispatch();
-    return results;
+    return jobs.map((j) => j.result);
+  }
+
+  /** A task's job, to be queued, and the promise of its result. */
+  private job<T>(
+    kind: string,
+    payload: unknown,
+    transfer: ArrayBuffer[],
+    resident: Resident | undefined,
+  ): { job: Job; result: Promise<T> } {
+    const request: TaskRequest = { id: this.nextId++, kind, build: this.build, payload };
+    let job: Job | undefined;
+    const result = new Promise<T>((resolve, reject) => {
+      job = { request, transfer, resident, resolve: resolve as (value: unknown) => void, reject };
+    });
+    return { job: job!, result };
   }
 
   /** Forgets resident data `key` (its owner is gone): workers holding it are told to drop it. */
