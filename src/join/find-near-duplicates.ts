@@ -11,7 +11,7 @@ import { type WithSpare, keepSpare, spareBuffer } from '../runtime/spare-buffers
 import { wasm } from '../runtime/wasm.js';
 import { firstOfEqual } from '../dedup/exact-copies.js';
 import type { JoinPlan } from './join-plan.js';
-import { planJoinFor } from './join-estimate.js';
+import { joinSurelyExceeds, planJoinFor } from './join-estimate.js';
 import {
   JOIN_TASK,
   MAX_JOIN_PAIRS,
@@ -213,8 +213,9 @@ async function joinInThreads(
  * dedup's join of its distinct fingerprints under connected clusters explained: the whole join, sorted, when it
  * has at most `budget` pairs (with `threads`, as findNearDuplicates would run it), else null, and the caller walks
  * it in chunks instead (walkInChunks). A plan that compares all pairs always gives null: its pairs are not counted
- * before they are made, and its one run is what the chunked walk skips once it is one cluster. The same
- * fingerprints give the same answer on any number of threads.
+ * before they are made, and its one run is what the chunked walk skips once it is one cluster; so does a join that
+ * the planner's sample says is far over the budget (joinSurelyExceeds), without trying it. The same fingerprints
+ * give the same answer on any number of threads.
  */
 export async function joinIfSmall(
   fps: BigUint64Array,
@@ -222,7 +223,7 @@ export async function joinIfSmall(
   threads: number,
   budget: number,
 ): Promise<Pairs | null> {
-  if (comparesAllPairs(plan)) return null;
+  if (comparesAllPairs(plan) || surelyOver(fps, plan, budget)) return null;
   if (threads > 1 && plan.tables.length > 1 && plan.cost > MIN_THREADED_COST)
     return joinInThreads(fps, plan, threads, budget);
   return findWithinBudget(fps, plan, budget);
@@ -230,5 +231,9 @@ export async function joinIfSmall(
 
 /** joinIfSmall on this thread (dedup()). */
 export function joinIfSmallHere(fps: BigUint64Array, plan: JoinPlan, budget: number): Pairs | null {
-  return comparesAllPairs(plan) ? null : findWithinBudget(fps, plan, budget);
+  return comparesAllPairs(plan) || surelyOver(fps, plan, budget) ? null : findWithinBudget(fps, plan, budget);
+}
+
+function surelyOver(fps: BigUint64Array, plan: JoinPlan, budget: number): boolean {
+  return joinSurelyExceeds(fps, fps.length / (plan.bits / 64), plan.k, plan.bits, budget);
 }

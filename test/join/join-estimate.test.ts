@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findNearDuplicates } from '../../src/join/find-near-duplicates.js';
-import { planJoinFor } from '../../src/join/join-estimate.js';
+import { findNearDuplicates, joinIfSmall, joinIfSmallHere } from '../../src/join/find-near-duplicates.js';
+import { joinSurelyExceeds, planJoinFor } from '../../src/join/join-estimate.js';
 import { planJoin } from '../../src/join/join-plan.js';
 import { findWithPlan } from '../../src/join/join.js';
 import { rng } from '../reference.js';
@@ -84,4 +84,36 @@ describe('planJoinFor', () => {
       expect(asStrings(findWithPlan(fps, chosen))).toEqual(expected);
     });
   }
+});
+
+describe('joinSurelyExceeds', () => {
+  // 64 groups of 64 copies at most 3 bits from their centre: every pair inside a group is within k = 6, so the
+  // join has at least 64 · C(64, 2) = 129,024 pairs (counted by brute force below).
+  const fps = clustered(64, 64, 3, 64, 39);
+  const n = fps.length;
+  const pairs = bruteForce(fps, 6, 64).length;
+
+  it('says a join is over a budget only far past it, and joinIfSmall then gives up (same answer as trying)', async () => {
+    expect(pairs).toBeGreaterThanOrEqual(129_024);
+    expect(joinSurelyExceeds(fps, n, 6, 64, Math.floor(pairs / 10))).toBe(true);
+    // Within the margin the sample is not trusted: the join is tried, and counted.
+    expect(joinSurelyExceeds(fps, n, 6, 64, Math.floor(pairs / 2))).toBe(false);
+    expect(joinSurelyExceeds(fps, n, 6, 64, pairs)).toBe(false);
+    const plan = planJoinFor(fps, n, 6, 64);
+    expect(joinIfSmallHere(fps, plan, Math.floor(pairs / 10))).toBeNull();
+    expect(await joinIfSmall(fps, plan, 2, Math.floor(pairs / 10))).toBeNull();
+    expect(joinIfSmallHere(fps, plan, pairs - 1)).toBeNull();
+    expect(asStrings(joinIfSmallHere(fps, plan, pairs)!)).toEqual(bruteForce(fps, 6, 64));
+  });
+
+  it('never answers from a sample of too few fingerprints or too few pairs', () => {
+    // 2,047 fingerprints, all within k of each other: too few to sample.
+    expect(joinSurelyExceeds(clustered(1, 2047, 2, 64, 40), 2047, 6, 64, 0)).toBe(false);
+    // Random fingerprints at k = 3: no pair in the sample, whatever the budget.
+    expect(joinSurelyExceeds(randomFingerprints(100_000, 41), 100_000, 3, 64, 0)).toBe(false);
+    // 128 bits: the sample reads both words.
+    const wide = clustered(64, 64, 3, 128, 42);
+    expect(joinSurelyExceeds(wide, n, 6, 128, 1000)).toBe(true);
+    expect(joinSurelyExceeds(wide, n, 6, 128, 10 ** 9)).toBe(false);
+  });
 });
