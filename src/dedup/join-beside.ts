@@ -74,7 +74,7 @@ function walkTask(t: WalkTask): { result: number } {
   };
   const walk = new ChunkWalk(t.fps, t.plan, t.tables, roots, t.chunk, t.sizes);
   for (;;) {
-    const step = walk.next();
+    const step = walk.nextViews();
     // This walk's chunk that had the slot before is verified by then: its position, walkLag + 1 of this walk's
     // chunks back, is below seen().
     verified(seen());

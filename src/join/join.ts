@@ -275,7 +275,8 @@ export class ChunkWalk {
   /** Pairs handed out so far. */
   total = 0;
   private readonly steps: Generator<void, WalkedKeys, void> | null;
-  private taken: Pairs | null = null;
+  /** The chunk the walk has just put down, still packed in WebAssembly memory. */
+  private taken: { ptr: number; count: number; pairShift: number; fpsPtr: number } | null = null;
   private ended = false;
   private readonly n: number;
   private readonly rt: Runtime;
@@ -296,7 +297,7 @@ export class ChunkWalk {
         `ChunkWalk: sizes.range must hold 2 entries per fingerprint (${2 * this.n}), got ${sizes.range.length}`,
       );
     const consume = (ptr: number, count: number, pairShift: number, fpsPtr: number): void => {
-      this.taken = this.unpack(ptr, count, pairShift, fpsPtr);
+      this.taken = { ptr, count, pairShift, fpsPtr };
     };
     this.steps =
       this.n < 2 || tables.length === 0
@@ -306,22 +307,34 @@ export class ChunkWalk {
 
   /** The walk's next chunk of pairs (fingerprint indices a < b, with distances), in walk order. */
   next(): { pairs: Pairs; last: boolean } {
+    return this.step(true);
+  }
+
+  /**
+   * next(), its pairs views of WebAssembly memory that the following call writes over: for a caller that copies
+   * them on at once (a walk on a worker into shared memory), without a chunk of garbage per chunk.
+   */
+  nextViews(): { pairs: Pairs; last: boolean } {
+    return this.step(false);
+  }
+
+  private step(copy: boolean): { pairs: Pairs; last: boolean } {
     if (this.ended) throw new Error('internal: ChunkWalk.next after its last chunk');
     const step = this.steps?.next();
     if (!step || step.done) {
       this.ended = true;
       const last = step?.value;
       return {
-        pairs: last ? this.unpack(last.ptr, last.count, pairShiftFor(this.n), last.fpsPtr) : emptyPairs(),
+        pairs: last ? this.unpack(last.ptr, last.count, pairShiftFor(this.n), last.fpsPtr, copy) : emptyPairs(),
         last: true,
       };
     }
-    const pairs = this.taken!;
+    const { ptr, count, pairShift, fpsPtr } = this.taken!;
     this.taken = null;
-    return { pairs, last: false };
+    return { pairs: this.unpack(ptr, count, pairShift, fpsPtr, copy), last: false };
   }
 
-  private unpack(ptr: number, count: number, pairShift: number, fpsPtr: number): Pairs {
+  private unpack(ptr: number, count: number, pairShift: number, fpsPtr: number, copy: boolean): Pairs {
     if (count === 0) return emptyPairs();
     const { heap } = this.rt;
     const half = align16(count * 4);
@@ -337,11 +350,10 @@ export class ChunkWalk {
       at + 2 * half,
     );
     this.total += count;
-    return {
-      a: heap.u32.slice(at >>> 2, (at >>> 2) + count),
-      b: heap.u32.slice((at + half) >>> 2, ((at + half) >>> 2) + count),
-      distance: heap.u8.slice(at + 2 * half, at + 2 * half + count),
-    };
+    const a = heap.u32.subarray(at >>> 2, (at >>> 2) + count);
+    const b = heap.u32.subarray((at + half) >>> 2, ((at + half) >>> 2) + count);
+    const distance = heap.u8.subarray(at + 2 * half, at + 2 * half + count);
+    return copy ? { a: a.slice(), b: b.slice(), distance: distance.slice() } : { a, b, distance };
   }
 }
 
