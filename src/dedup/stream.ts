@@ -22,7 +22,7 @@ import { joinAndVerifyBeside } from './join-beside.js';
 import { firstOfEqual } from './exact-copies.js';
 import { type StreamOptions, checkStreamOptions, checkedTextBytes, hashBatches } from './stream-hash.js';
 import { type Locators, type Reread, confirmCopies } from './stream-verify.js';
-import { SET_MEMORY_BYTES, STORE_WINDOW_BYTES, SetStore, temporarySpill } from './set-store.js';
+import { STORE_WINDOW_BYTES, SetStore, setMemoryBytes, temporarySpill } from './set-store.js';
 
 export type { Locators, Reread } from './stream-verify.js';
 
@@ -54,8 +54,9 @@ export interface DedupStreamOptions extends DedupOptions, StreamOptions {
   /** Bytes of documents (by their `length`) read again per batch (default 32 MiB). */
   verifyBatchBytes?: number;
   /**
-   * Bytes of shingle sets (about 1.3 per byte of English text) kept in memory for verification (default 256 MiB);
-   * in Node the rest go to a temporary file, read back a window at a time.
+   * Bytes of shingle sets (about 1.3 per byte of English text) kept in memory for verification (default 256 MiB,
+   * less 64 MiB per thread beyond the first, at least 64 MiB: what each worker takes); in Node the rest go to a
+   * temporary file, read back a window at a time.
    */
   verifyMemoryBytes?: number;
   /**
@@ -152,7 +153,7 @@ export async function dedupStream(
   const {
     reread,
     verifyBatchBytes = 32 << 20,
-    verifyMemoryBytes = SET_MEMORY_BYTES,
+    verifyMemoryBytes: memoryBytes,
     onProgress,
     threads: _t,
     batchBytes: _b,
@@ -160,6 +161,7 @@ export async function dedupStream(
     ...dedupOptions
   } = options;
   const stream = checkStreamOptions(options);
+  const verifyMemoryBytes = memoryBytes ?? setMemoryBytes(stream.threads);
   if (typeof reread !== 'function') throw new TypeError(`options.reread must be a function, got ${show(reread)}`);
   if (onProgress !== undefined && typeof onProgress !== 'function')
     throw new TypeError(`options.onProgress must be a function, got ${show(onProgress)}`);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SetStore, temporarySpill } from '../../src/dedup/set-store.js';
+import { SET_MEMORY_BYTES, SetStore, setMemoryBytes, temporarySpill } from '../../src/dedup/set-store.js';
 import { copiedSets } from '../../src/dedup/shingle-sets.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, rng } from '../reference.js';
@@ -100,5 +100,12 @@ describe('SetStore', () => {
     const s0 = u32[built.starts >>> 2]!;
     const e0 = u32[(built.starts >>> 2) + 1]!;
     expect([...u64.slice((built.sets >>> 3) + s0, (built.sets >>> 3) + e0)]).toEqual(sorted(refSet(texts[0]!, 3)));
+  });
+});
+
+describe('setMemoryBytes', () => {
+  it('gives each worker beyond the first 64 MiB of the sets kept in memory, down to a quarter', () => {
+    expect(SET_MEMORY_BYTES).toBe(256 * 2 ** 20);
+    expect([1, 2, 3, 4, 16].map((t) => setMemoryBytes(t) / 2 ** 20)).toEqual([256, 192, 128, 64, 64]);
   });
 });
