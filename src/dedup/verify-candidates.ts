@@ -5,7 +5,7 @@
 // is ever held and pairs inside a cluster already formed are not even emitted. One machinery for both paths: only
 // where the sets come from differs.
 import type { Pairs } from '../results.js';
-import { ChunkWalk, JOIN_CHUNK_PAIRS, NO_GROUP, type SizeFilter, tableShares } from '../join/join.js';
+import { ChunkWalk, JOIN_CHUNK_PAIRS, NO_GROUP, type SizeFilter, emptyPairs, tableShares } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
 import {
   type Collapsed,
@@ -86,7 +86,7 @@ export function joinAndVerify(
       verified++;
     }
     if (ended[w]) {
-      held.push(NO_PAIRS);
+      held.push(emptyPairs());
       continue;
     }
     const step = walks[w]!.next();
@@ -96,8 +96,6 @@ export function joinAndVerify(
   for (const pairs of held) v.take(pairs);
   return v.result();
 }
-
-const NO_PAIRS: Pairs = { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
 
 /**
  * How many walks share the join's tables (fewer only when the plan has fewer tables). The tables' chunks come

@@ -212,7 +212,7 @@ async function joinInThreads(
 /**
  * dedup's join of its distinct fingerprints under connected clusters explained: the whole join, sorted, when it
  * has at most `budget` pairs (with `threads`, as findNearDuplicates would run it), else null, and the caller walks
- * it in chunks instead (walkInChunks). A plan that compares all pairs always gives null: its pairs are not counted
+ * it in chunks instead (joinAndVerify). A plan that compares all pairs always gives null: its pairs are not counted
  * before they are made, and its one run is what the chunked walk skips once it is one cluster; so does a join that
  * the planner's sample says is far over the budget (joinSurelyExceeds), without trying it. The same fingerprints
  * give the same answer on any number of threads.

@@ -133,7 +133,7 @@ interface JoinRegions {
   fps: Region; // the input fingerprints
   tables: Region; // sorted tables, histograms, layouts; later the pair sort and the unpacked pairs
   pairs: Region; // pair keys as the walk emits them
-  chunk: Region; // one chunk's pairs unpacked (walkInChunks)
+  chunk: Region; // one chunk's pairs unpacked (ChunkWalk)
 }
 const regionsByHeap = new WeakMap<Heap, JoinRegions[]>();
 /** The heap's regions for walk `slot`: walks interleaved on one thread (ChunkWalk) each keep their own tables. */
@@ -767,7 +767,7 @@ export function mergePairKeys(rt: Runtime, fps: BigUint64Array, plan: JoinPlan, 
   let count = 0;
   for (const part of parts) count += part.length;
   // No pairs: nothing to sort, and no distances to take from a copy of the fingerprints.
-  if (count === 0) return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
+  if (count === 0) return emptyPairs();
   const ptr = pairKeysRegion(heap).reserve(count * 8 + 16);
   let at = ptr >>> 3;
   for (const part of parts) {
@@ -815,6 +815,6 @@ offerTasks({
   },
 });
 
-function emptyPairs(): Pairs {
+export function emptyPairs(): Pairs {
   return { a: new Uint32Array(0), b: new Uint32Array(0), distance: new Uint8Array(0) };
 }
