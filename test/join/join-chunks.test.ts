@@ -10,6 +10,17 @@ import { rng } from '../reference.js';
 
 /** Clustered fingerprints: `centres` random ones, each copied many times with 0-3 of its bits flipped. */
 function clustered(n: number, centres: number, bits: 64 | 128, seed: number): BigUint64Array {
+  return clusteredWithCentres(n, centres, bits, seed).fps;
+}
+
+/** clustered's fingerprints with the centre each one was copied from (`flips` of its bits flipped at most). */
+function clusteredWithCentres(
+  n: number,
+  centres: number,
+  bits: 64 | 128,
+  seed: number,
+  flips = 3,
+): { fps: BigUint64Array; centre: Uint32Array } {
   const next = rng(seed);
   const words = bits / 64;
   const random = () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
@@ -18,15 +29,17 @@ function clustered(n: number, centres: number, bits: 64 | 128, seed: number): Bi
   for (let c = 1; c < centres; c += 2)
     for (let w = 0; w < words; w++) base[c * words + w] = base[(c - 1) * words + w]! ^ (1n << BigInt(c % 64));
   const fps = new BigUint64Array(n * words);
+  const centre = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
     const c = Math.floor(next() * centres);
+    centre[i] = c;
     for (let w = 0; w < words; w++) fps[i * words + w] = base[c * words + w]!;
-    for (let f = Math.floor(next() * 4); f > 0; f--) {
+    for (let f = Math.floor(next() * (flips + 1)); f > 0; f--) {
       const bit = Math.floor(next() * bits);
       fps[i * words + (bit >> 6)]! ^= 1n << BigInt(bit & 63);
     }
   }
-  return fps;
+  return { fps, centre };
 }
 
 /** Every pair the chunked walk emits, as "a,b,distance", with fixed groups (and sizes, when given). */
@@ -128,6 +141,55 @@ describe('walkInChunks with groups', () => {
         expect(Array.from({ length: n }, (_, i) => find(i))).toEqual(unionFind(n, plain));
         // Pairs inside groups already formed are not emitted: far fewer than the plain join's.
         expect(emitted).toBeLessThan(plain.length / 4);
+      });
+    }
+  }
+});
+
+describe('walkInChunks with groups of near fingerprints', () => {
+  // Groups are the clusters themselves, as dedup's are once formed: the 64-bit walk skips a whole segment of
+  // another group when its first member is farther than k plus the segment's radius, or when every member agrees
+  // with the fingerprint on a block before the table's key (assembly/join.ts scanBlocks). Centres two by two one
+  // bit apart, copies with up to `flips` bits flipped, k from below to above the groups' spread: pairs across
+  // groups at every distance up to k, segments skipped and not, and every pair across groups must come out once.
+  for (const bits of [64, 128] as const) {
+    for (const k of [3, 6, 9]) {
+      const n = 1200;
+      const { fps, centre } = clusteredWithCentres(n, 24, bits, 100 + k, 4);
+      const plain = bruteForce(fps, k, bits);
+      const want = plain.filter((s) => {
+        const [a, b] = s.split(',').map(Number) as [number, number];
+        return centre[a] !== centre[b];
+      });
+      for (const [name, plan] of plansFor(n, k, bits)) {
+        it(`groups by centre, k = ${k}: every pair across groups once (${bits} bits, ${name})`, () => {
+          expect(want.length).toBeGreaterThan(200);
+          expect(walked(fps, plan, centre, 29).sort()).toEqual([...want].sort());
+        });
+      }
+    }
+  }
+});
+
+describe('walkInChunks at the skip boundary', () => {
+  // A fingerprint exactly k + r from the first member of another group's segment of radius r, and exactly k from
+  // its member on the way there: the segment must not be skipped (the bound is strict).
+  for (const k of [3, 6, 12]) {
+    for (const r of [1, 2, 5]) {
+      it(`a fingerprint at k + r from a segment of radius r still meets its member at k (k = ${k}, r = ${r})`, () => {
+        const next = rng(1000 * k + r);
+        const random = () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
+        const bitsOf = (count: number, from: number) => Array.from({ length: count }, (_, b) => from + b * 2);
+        const flip = (x: bigint, bits: number[]) => bits.reduce((y, b) => y ^ (1n << BigInt(b)), x);
+        const first = random();
+        const member = flip(first, bitsOf(r, 1)); // r odd bits from bit 1
+        const lone = flip(member, bitsOf(k, 40)); // k even bits from bit 40: k + r from first, k from member
+        // The lone fingerprint first (group 0), then the segment: seven copies of `first`, then `member` (group 1).
+        const fps = BigUint64Array.from([lone, ...Array.from({ length: 7 }, () => first), member]);
+        const groups = Uint32Array.from(fps, (_, i) => (i === 0 ? 0 : 1));
+        const want = bruteForce(fps, k, 64).filter((s) => s.startsWith('0,'));
+        expect(want).toEqual([`0,8,${k}`]);
+        for (const [, plan] of plansFor(fps.length, k, 64)) expect(walked(fps, plan, groups, 5)).toEqual(want);
       });
     }
   }
