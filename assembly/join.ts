@@ -456,8 +456,8 @@ function fillEnds(idx: usize, roots: usize, ends: usize, i: u32, end: u32): u32 
 }
 
 /**
- * Segments of one group with at least this many members are scan blocks of their own, which a member of another
- * group may skip whole by their radius (scanBlocks); smaller segments are scanned together, four at a time.
+ * Segments of one group with at least this many members are scan blocks of their own, which a fingerprint of
+ * another group may skip whole (scanBlocks); smaller segments are scanned together, four at a time at 64 bits.
  */
 // @ts-ignore: decorator
 @inline const BLOCK_MIN: u32 = 8;
@@ -466,37 +466,43 @@ function fillEnds(idx: usize, roots: usize, ends: usize, i: u32, end: u32): u32 
 @inline const NO_RADIUS: u32 = 0xffffffff;
 
 /**
- * Splits [i, end) of a sorted 64-bit table into scan blocks, at `ends` + n (u32 per entry: the end of each entry's
- * block), + 2n (its block's first member), + 3n (the block's radius, read at its first member) and + 4n (u64: the
- * bits in which some member differs from the first): a segment of one group with BLOCK_MIN members or more is a
- * block, and each stretch of smaller segments between them is one block with NO_RADIUS, scanned member by member.
- * The walk skips a block in one step when no pair of it can come out of this table: by the triangle inequality a
- * fingerprint farther than k + radius from the first member is farther than k from every member; and where it
- * agrees with the first member on bits that no member changes, it agrees with every member there, so a key bit
- * it differs on, or an earlier block it agrees on (the table rule), rules out every member at once. On 2 GB of
- * edited copies 82 % of the walk's 13.7 G comparisons were against members of such segments, and each pair within
- * k was met in 14.6 tables on average: the walk took 2.7 G single steps against 5.1 G, and met near pairs 341 M
- * times against 536 M.
+ * Splits [i, end) of a sorted table into scan blocks, at `ends` + n (u32 per entry: the end of each entry's block),
+ * + 2n (its block's first member), + 3n (the block's radius, read at its first member) and + 4n (u64: the bits in
+ * which some member differs from the first; then as many for the low words `los` of a 128-bit table). A segment of
+ * one group with BLOCK_MIN members or more is a block, and each stretch of smaller segments between them is one
+ * block with NO_RADIUS, scanned member by member. The walk skips a block in one step when no pair of it can come
+ * out of this table: by the triangle inequality a fingerprint farther than k + radius from the first member is
+ * farther than k from every member; and where it agrees with the first member on bits that no member changes, it
+ * agrees with every member there, so a key bit it differs on, or an earlier block it agrees on (the table rule),
+ * rules out every member at once. On 2 GB of edited copies 82 % of the walk's 13.7 G comparisons were against
+ * members of such segments, and each pair within k was met in 14.6 tables on average: the walk took 2.7 G single
+ * steps against 5.1 G, and met near pairs 341 M times against 536 M.
  */
-function scanBlocks(keys: usize, idx: usize, roots: usize, ends: usize, n: u32, i: u32, end: u32): void {
+function scanBlocks(keys: usize, los: usize, idx: usize, roots: usize, ends: usize, n: u32, i: u32, end: u32): void {
   let span = ends + (<usize>n << 2);
   let first = span + (<usize>n << 2);
   let radius = first + (<usize>n << 2);
   let varies = radius + (<usize>n << 2);
+  let variesLo = varies + (<usize>n << 3); // 128-bit tables: the low words' bits (`los`)
   let q = i;
   while (q < end) {
     let e = load<u32>(ends + (<usize>q << 2));
     if (e - q >= BLOCK_MIN && rootOf(idx, roots, q) != NO_ROOT) {
       let head = load<u64>(keys + (<usize>q << 3));
+      let headLo = los != 0 ? load<u64>(los + (<usize>q << 3)) : 0;
       let r: u32 = 0;
       let vary: u64 = 0;
+      let varyLo: u64 = 0;
       for (let m = q + 1; m < e; m++) {
         let x = head ^ load<u64>(keys + (<usize>m << 3));
-        r = max(r, <u32>popcnt<u64>(x));
+        let xlo = los != 0 ? headLo ^ load<u64>(los + (<usize>m << 3)) : 0;
+        r = max(r, <u32>(popcnt<u64>(x) + popcnt<u64>(xlo)));
         vary |= x;
+        varyLo |= xlo;
       }
       store<u32>(radius + (<usize>q << 2), r);
       store<u64>(varies + (<usize>q << 3), vary);
+      if (los != 0) store<u64>(variesLo + (<usize>q << 3), varyLo);
       for (let m = q; m < e; m++) {
         store<u32>(span + (<usize>m << 2), e);
         store<u32>(first + (<usize>m << 2), q);
@@ -567,7 +573,7 @@ export function joinWalk64(
     }
     if (roots != 0) {
       segmentEnds(keys, 0, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
-      scanBlocks(keys, idx, roots, ends, n, i, end);
+      scanBlocks(keys, 0, idx, roots, ends, n, i, end);
     }
     let span = ends + (<usize>n << 2);
     let first = span + (<usize>n << 2);
@@ -652,30 +658,61 @@ export function joinWalk128(
       j = 0;
       continue;
     }
-    if (roots != 0) segmentEnds(keys, los, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
+    if (roots != 0) {
+      segmentEnds(keys, los, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
+      scanBlocks(keys, los, idx, roots, ends, n, i, end);
+    }
+    let span = ends + (<usize>n << 2);
+    let first = span + (<usize>n << 2);
+    let radius = first + (<usize>n << 2);
+    let varies = radius + (<usize>n << 2);
+    let variesLo = varies + (<usize>n << 3);
     for (; i < end; i++) {
       let hi = load<u64>(keys + (<usize>i << 3));
       let lo = load<u64>(los + (<usize>i << 3));
       let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
       if (j <= i) j = i + 1;
       if (ri != NO_ROOT) j = max(j, load<u32>(ends + (<usize>i << 2)));
-      for (; j < end; j++) {
-        let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
-        let xlo = lo ^ load<u64>(los + (<usize>j << 3));
-        if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
-        if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
-        if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
-          j = load<u32>(ends + (<usize>j << 2)) - 1;
-          continue;
+      while (j < end) {
+        // The scan block at j, skipped whole as in joinWalk64.
+        let stop = end;
+        if (roots != 0) {
+          stop = load<u32>(span + (<usize>j << 2));
+          let f = load<u32>(first + (<usize>j << 2));
+          let r = load<u32>(radius + (<usize>f << 2));
+          if (r != NO_RADIUS) {
+            let xhi = hi ^ load<u64>(keys + (<usize>f << 3));
+            let xlo = lo ^ load<u64>(los + (<usize>f << 3));
+            let vhi = load<u64>(varies + (<usize>f << 3));
+            let vlo = load<u64>(variesLo + (<usize>f << 3));
+            if (
+              <u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k + r || (xhi & ~vhi & keyMaskHi) != 0 ||
+              (xlo & ~vlo & keyMaskLo) != 0 || !firstTable128(xlo | vlo, xhi | vhi, masks, earlier) ||
+              rootOf(idx, roots, f) == ri
+            ) {
+              j = stop;
+              continue;
+            }
+          }
         }
-        if (sizes != 0 && !sizesMayPass(sizes, load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), ratio)) continue;
-        if (count == cap) {
-          store<u32>(state, i);
-          store<u32>(state, j, 4);
-          return count;
+        for (; j < stop; j++) {
+          let xhi = hi ^ load<u64>(keys + (<usize>j << 3));
+          let xlo = lo ^ load<u64>(los + (<usize>j << 3));
+          if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
+          if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
+          if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
+            j = load<u32>(ends + (<usize>j << 2)) - 1;
+            continue;
+          }
+          if (sizes != 0 && !sizesMayPass(sizes, load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), ratio)) continue;
+          if (count == cap) {
+            store<u32>(state, i);
+            store<u32>(state, j, 4);
+            return count;
+          }
+          store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
+          count++;
         }
-        store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
-        count++;
       }
       j = 0;
     }

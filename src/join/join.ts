@@ -429,10 +429,9 @@ function* walkTableSteps(
     masks: b * 8 * words,
     state: 16,
     roots: chunked ? idxBytes : 0,
-    // The walk's scratch while roots are in use (u32 per table entry): segment ends, and at 64 bits the scan
-    // blocks' ends, first members and radii, and (u64 each) the bits in which a block's members differ
-    // (assembly/join.ts scanBlocks).
-    ends: chunked ? (words === 1 ? 4 * idxBytes + keyBytes : idxBytes) : 0,
+    // The walk's scratch while roots are in use (u32 per table entry): segment ends, the scan blocks' ends, first
+    // members and radii, and the bits in which a block's members differ (u64 per word; assembly/join.ts scanBlocks).
+    ends: chunked ? 4 * idxBytes + words * keyBytes : 0,
     sizes: chunked?.sizes ? align16(n * 8) : 0,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));

@@ -174,23 +174,27 @@ describe('walkInChunks with groups of near fingerprints', () => {
 describe('walkInChunks at the skip boundary', () => {
   // A fingerprint exactly k + r from the first member of another group's segment of radius r, and exactly k from
   // its member on the way there: the segment must not be skipped (the bound is strict).
-  for (const k of [3, 6, 12]) {
-    for (const r of [1, 2, 5]) {
-      it(`a fingerprint at k + r from a segment of radius r still meets its member at k (k = ${k}, r = ${r})`, () => {
-        const next = rng(1000 * k + r);
-        const random = () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
-        const bitsOf = (count: number, from: number) => Array.from({ length: count }, (_, b) => from + b * 2);
-        const flip = (x: bigint, bits: number[]) => bits.reduce((y, b) => y ^ (1n << BigInt(b)), x);
-        const first = random();
-        const member = flip(first, bitsOf(r, 1)); // r odd bits from bit 1
-        const lone = flip(member, bitsOf(k, 40)); // k even bits from bit 40: k + r from first, k from member
-        // The lone fingerprint first (group 0), then the segment: seven copies of `first`, then `member` (group 1).
-        const fps = BigUint64Array.from([lone, ...Array.from({ length: 7 }, () => first), member]);
-        const groups = Uint32Array.from(fps, (_, i) => (i === 0 ? 0 : 1));
-        const want = bruteForce(fps, k, 64).filter((s) => s.startsWith('0,'));
-        expect(want).toEqual([`0,8,${k}`]);
-        for (const [, plan] of plansFor(fps.length, k, 64)) expect(walked(fps, plan, groups, 5)).toEqual(want);
-      });
+  for (const bits of [64, 128] as const) {
+    for (const k of [3, 6, 12]) {
+      for (const r of [1, 2, 5]) {
+        it(`a fingerprint at k + r from a segment of radius r still meets its member at k (${bits} bits, k = ${k}, r = ${r})`, () => {
+          const next = rng(1000 * k + r + bits);
+          const random = () => (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32));
+          const bitsOf = (count: number, from: number) => Array.from({ length: count }, (_, b) => from + b * 2);
+          // Bits of the whole fingerprint (at 128 bits, word 1 holds bits 64-127).
+          const flip = (x: bigint[], at: number[]) =>
+            at.reduce((y, b) => y.map((w, i) => (i === b >> 6 ? w ^ (1n << BigInt(b & 63)) : w)), x);
+          const first = Array.from({ length: bits / 64 }, random);
+          const member = flip(first, bitsOf(r, 1)); // r odd bits from bit 1
+          const lone = flip(member, bitsOf(k, bits - 24)); // k even bits near the top: k + r from first, k from member
+          // The lone fingerprint first (group 0), then the segment: seven copies of `first`, then `member` (group 1).
+          const fps = BigUint64Array.from([lone, ...Array.from({ length: 7 }, () => first), member].flat());
+          const groups = Uint32Array.from({ length: 9 }, (_, i) => (i === 0 ? 0 : 1));
+          const want = bruteForce(fps, k, bits).filter((s) => s.startsWith('0,'));
+          expect(want).toEqual([`0,8,${k}`]);
+          for (const [, plan] of plansFor(9, k, bits)) expect(walked(fps, plan, groups, 5)).toEqual(want);
+        });
+      }
     }
   }
 });
