@@ -111,6 +111,25 @@ describe('findNearDuplicates', () => {
     });
   }
 
+  it('128-bit plans of more than 16 blocks (large k) give the same pairs as brute force', () => {
+    // With at most 16 blocks, k = 16 or more at 128 bits (the default k is 21) could only compare all pairs.
+    for (const [k, blocks] of [
+      [20, [21, 22, 23]],
+      [28, [29, 30]],
+    ] as const) {
+      const fps = planted(600, k, 128, k);
+      const expected = bruteForce(fps, k, 128);
+      expect(expected.length).toBeGreaterThan(50);
+      for (const b of blocks) {
+        for (const sortBits of [1, 9, 64]) {
+          const plan = planWithBlocks(k, 128, b, sortBits);
+          expect(asStrings(findWithPlan(fps, plan)), `k=${k} b=${b} sortBits=${plan.sortBits}`).toEqual(expected);
+        }
+      }
+      expect(planJoin(336_060, 21, 128).blocks.length).toBeGreaterThan(16);
+    }
+  });
+
   it('bucketed 64-bit walk (tables grouped by first block) equals brute force for random plans (seeded)', () => {
     // Any k, block count, sort width and digit width: covers groups whose block is narrower than a digit, digits
     // that do not end at the top bit, one-pass plans, and buckets of 0, 1 and many fingerprints.
