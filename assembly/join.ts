@@ -466,9 +466,28 @@ function fillEnds(idx: usize, roots: usize, ends: usize, i: u32, end: u32): u32 
 @inline const NO_RADIUS: u32 = 0xffffffff;
 
 /**
- * Splits [i, end) of a sorted table into scan blocks, at `ends` + n (u32 per entry: the end of each entry's block),
- * + 2n (its block's first member), + 3n (the block's radius, read at its first member) and + 4n (u64: the bits in
- * which some member differs from the first; then as many for the low words `los` of a 128-bit table). A segment of
+ * Where scanBlocks' arrays lie in the walk's scratch at `ends` (after the segment ends, n entries each): the blocks'
+ * ends, first members and radii (u32), then the bits in which members differ (u64), and for a 128-bit table as
+ * many again for the low words. One layout for scanBlocks and both walks.
+ */
+// @ts-ignore: decorator
+@inline const BLOCK_ENDS: u32 = 1;
+// @ts-ignore: decorator
+@inline const BLOCK_FIRST: u32 = 2;
+// @ts-ignore: decorator
+@inline const BLOCK_RADIUS: u32 = 3;
+// @ts-ignore: decorator
+@inline const BLOCK_VARIES: u32 = 4; // u64: two u32 strides
+// @ts-ignore: decorator
+@inline const BLOCK_VARIES_LO: u32 = 6;
+// @ts-ignore: decorator
+@inline function scratchAt(ends: usize, n: u32, part: u32): usize {
+  return ends + ((<usize>n * <usize>part) << 2);
+}
+
+/**
+ * Splits [i, end) of a sorted table into scan blocks (scratchAt: each entry's block end and first member, the
+ * block's radius and the bits in which some member differs from the first, read at its first member). A segment of
  * one group with BLOCK_MIN members or more is a block, and each stretch of smaller segments between them is one
  * block with NO_RADIUS, scanned member by member. The walk skips a block in one step when no pair of it can come
  * out of this table: by the triangle inequality a fingerprint farther than k + radius from the first member is
@@ -479,11 +498,11 @@ function fillEnds(idx: usize, roots: usize, ends: usize, i: u32, end: u32): u32 
  * steps against 5.1 G, and met near pairs 341 M times against 536 M.
  */
 function scanBlocks(keys: usize, los: usize, idx: usize, roots: usize, ends: usize, n: u32, i: u32, end: u32): void {
-  let span = ends + (<usize>n << 2);
-  let first = span + (<usize>n << 2);
-  let radius = first + (<usize>n << 2);
-  let varies = radius + (<usize>n << 2);
-  let variesLo = varies + (<usize>n << 3); // 128-bit tables: the low words' bits (`los`)
+  let span = scratchAt(ends, n, BLOCK_ENDS);
+  let first = scratchAt(ends, n, BLOCK_FIRST);
+  let radius = scratchAt(ends, n, BLOCK_RADIUS);
+  let varies = scratchAt(ends, n, BLOCK_VARIES);
+  let variesLo = scratchAt(ends, n, BLOCK_VARIES_LO); // 128-bit tables: the low words' bits (`los`)
   let q = i;
   while (q < end) {
     let e = load<u32>(ends + (<usize>q << 2));
@@ -575,10 +594,10 @@ export function joinWalk64(
       segmentEnds(keys, 0, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
       scanBlocks(keys, 0, idx, roots, ends, n, i, end);
     }
-    let span = ends + (<usize>n << 2);
-    let first = span + (<usize>n << 2);
-    let radius = first + (<usize>n << 2);
-    let varies = radius + (<usize>n << 2);
+    let span = scratchAt(ends, n, BLOCK_ENDS);
+    let first = scratchAt(ends, n, BLOCK_FIRST);
+    let radius = scratchAt(ends, n, BLOCK_RADIUS);
+    let varies = scratchAt(ends, n, BLOCK_VARIES);
     for (; i < end; i++) {
       let pi = load<u64>(keys + (<usize>i << 3));
       let ri = roots != 0 ? rootOf(idx, roots, i) : NO_ROOT;
@@ -662,11 +681,11 @@ export function joinWalk128(
       segmentEnds(keys, los, idx, roots, ends, i, end, freshRun(keys, i, j, topMask, prefix));
       scanBlocks(keys, los, idx, roots, ends, n, i, end);
     }
-    let span = ends + (<usize>n << 2);
-    let first = span + (<usize>n << 2);
-    let radius = first + (<usize>n << 2);
-    let varies = radius + (<usize>n << 2);
-    let variesLo = varies + (<usize>n << 3);
+    let span = scratchAt(ends, n, BLOCK_ENDS);
+    let first = scratchAt(ends, n, BLOCK_FIRST);
+    let radius = scratchAt(ends, n, BLOCK_RADIUS);
+    let varies = scratchAt(ends, n, BLOCK_VARIES);
+    let variesLo = scratchAt(ends, n, BLOCK_VARIES_LO);
     for (; i < end; i++) {
       let hi = load<u64>(keys + (<usize>i << 3));
       let lo = load<u64>(los + (<usize>i << 3));
