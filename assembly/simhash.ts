@@ -11,6 +11,7 @@ export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFir
 export { xxh64Begin, xxh64Stripes, xxh64End } from './xxh64';
 export { buildShingleSets, testShingleSets, histogramBytes, documentWords } from './verify-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
+export { jsonFields } from './json-field';
 export { bandPairKeys } from './size-band';
 export { probeIndex, probeQuery } from './probe-join';
 export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingJoinTile, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';

@@ -104,3 +104,5 @@ export {
 } from './dedup/shingle-jaccard.js';
 export type { IndexBits } from './fingerprint-index/planner.js';
 export type { CopiedSets } from './dedup/shingle-sets.js';
+/** @internal The CLI's reader of JSON Lines (its bundle takes library code only through this entry). */
+export { readJsonFields, ID_PLAIN } from './runtime/json-field.js';

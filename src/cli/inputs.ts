@@ -16,6 +16,7 @@ import { InputError, type Reporter, UsageError, errorCode } from './report.js';
 import { type Source, listSources } from './sources.js';
 import { corruptMessage, decompressed } from './compression.js';
 import { type ParquetTable, isParquetFile, openParquet, readRows } from './parquet.js';
+import { ID_PLAIN, readJsonFields } from '../runtime/json-field.js';
 
 export interface ReadOptions {
   jsonl: boolean;
@@ -29,6 +30,11 @@ export interface ReadOptions {
   strict: boolean;
   followSymlinks: boolean;
   binary: boolean;
+  /**
+   * JSON texts are handed on as strings (their length is what --keep longest / shortest compares), not as the UTF-8
+   * bytes that the WebAssembly reader leaves in place of their lines.
+   */
+  stringTexts?: boolean;
 }
 
 const CHUNK = 4 << 20;
@@ -67,6 +73,31 @@ class F64s {
   }
 }
 
+/** Lines of one chunk waiting to be read together: bounds in the chunk, byte offsets in the source, line numbers. */
+class JsonLineBatch {
+  count = 0;
+  bounds = new Uint32Array(2048);
+  offsets = new Float64Array(1024);
+  numbers = new Float64Array(1024);
+  add(start: number, end: number, offset: number, no: number): void {
+    if (this.count === this.offsets.length) {
+      const grow = <T extends Uint32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+        const next = make(a.length * 2);
+        next.set(a);
+        return next;
+      };
+      this.bounds = grow(this.bounds, (n) => new Uint32Array(n));
+      this.offsets = grow(this.offsets, (n) => new Float64Array(n));
+      this.numbers = grow(this.numbers, (n) => new Float64Array(n));
+    }
+    const q = this.count++;
+    this.bounds[2 * q] = start;
+    this.bounds[2 * q + 1] = end;
+    this.offsets[q] = offset;
+    this.numbers[q] = no;
+  }
+}
+
 /** Whether a line holds nothing but white space (String.prototype.trim's). */
 function isBlank(line: Uint8Array): boolean {
   let ascii = true;
@@ -80,6 +111,7 @@ function isBlank(line: Uint8Array): boolean {
 }
 
 const SKIP_SOURCE = Symbol('skip the source');
+const decoder = new TextDecoder();
 
 /**
  * A JSON record's field by name, or by a dotted path into nested objects ("meta.body") when no field has that
@@ -545,6 +577,8 @@ export class Corpus {
         'over the size limit',
       );
     };
+    // JSON lines whole inside a chunk are read together in WebAssembly (jsonLines); one carried across chunks, alone.
+    const batch = this.o.jsonl ? new JsonLineBatch() : null;
     for await (const chunk of this.chunks(s, { binary: false })) {
       let pos = 0;
       for (;;) {
@@ -552,15 +586,22 @@ export class Corpus {
         if (nl < 0) break;
         const length = carryBytes + nl - pos;
         if (length > MAX_DOCUMENT_BYTES) return tooLong();
-        const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
-        const doc = emit(line, lineStart, lineNo);
-        if (doc) yield doc;
+        if (batch && carryBytes === 0) {
+          // As emit: a byte order mark dropped from the first line, blank lines skipped.
+          const bom = lineNo === 1 && startsWithBom(chunk.subarray(pos, nl)) ? 3 : 0;
+          if (!isBlank(chunk.subarray(pos + bom, nl))) batch.add(pos + bom, nl, lineStart + bom, lineNo);
+        } else {
+          const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
+          const doc = emit(line, lineStart, lineNo);
+          if (doc) yield doc;
+        }
         lineStart += length + 1;
         lineNo++;
         carry = [];
         carryBytes = 0;
         pos = nl + 1;
       }
+      if (batch && batch.count > 0) yield* this.jsonLines(chunk, batch, s);
       if (pos < chunk.length) {
         carryBytes += chunk.length - pos;
         if (carryBytes > MAX_DOCUMENT_BYTES) return tooLong();
@@ -669,7 +710,7 @@ export class Corpus {
         const row = group.start + r;
         const i = this.add(s, row + 1);
         if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || typeof id === 'bigint')
-          this.noteId(i, typeof id === 'bigint' ? id.toString() : JSON.stringify(id), `${this.shown(s)}:${row + 1}`);
+          this.noteId(i, typeof id === 'bigint' ? id.toString() : JSON.stringify(id), s, row + 1);
         this.bytesRead += text.length;
         yield { text, source: s, offset: row, length: text.length };
       }
@@ -719,46 +760,87 @@ export class Corpus {
     }
     if (line === undefined) return fields[text]!;
     const i = this.add(s, line);
-    if (id >= 0 && id < fields.length) this.noteId(i, JSON.stringify(fields[id]!), `${this.shown(s)}:${line}`);
+    if (id >= 0 && id < fields.length) this.noteId(i, JSON.stringify(fields[id]!), s, line);
     return fields[text]!;
+  }
+
+  /**
+   * The batch's lines of `chunk` as documents, in order: each read in WebAssembly (readJsonFields, the text then in
+   * place of its line) where that settles it, else by parseLine. Leaves the batch empty.
+   */
+  private *jsonLines(chunk: Buffer, batch: JsonLineBatch, s: number): Generator<StreamDocument> {
+    const { field, idField } = this.o;
+    // Fields named by a dotted path (fieldAt), or one field for both, are left to JSON.parse.
+    const read =
+      field.includes('.') || idField.includes('.') || idField === field
+        ? null
+        : readJsonFields(chunk, batch.bounds, batch.count, field, idField);
+    for (let q = 0; q < batch.count; q++) {
+      const start = batch.bounds[2 * q]!;
+      const end = batch.bounds[2 * q + 1]!;
+      const offset = batch.offsets[q]!;
+      const no = batch.numbers[q]!;
+      const text = read?.texts[q];
+      if (read && text) {
+        const i = this.add(s, no);
+        const token = read.idTokens[q];
+        // A JSON string without escapes is its own JSON.stringify.
+        if (token !== undefined)
+          if (read.idKinds[q] === ID_PLAIN) this.noteId(i, token, s, no);
+          else this.noteJsonId(i, JSON.parse(token), s, no);
+        yield { text: this.o.stringTexts ? decoder.decode(text) : text, source: s, offset, length: end - start };
+        continue;
+      }
+      const parsed = this.parseLine(chunk.subarray(start, end), s, no);
+      if (parsed !== undefined) yield { text: parsed, source: s, offset, length: end - start };
+    }
+    batch.count = 0;
   }
 
   /** A JSON line's text, its id noted; undefined (reported) when the line is not a usable record. */
   private parseLine(line: Buffer, s: number, no: number): string | undefined {
-    const where = `${this.shown(s)}:${no}`;
+    const where = (): string => `${this.shown(s)}:${no}`;
     let value: unknown;
     try {
       value = JSON.parse(line.toString('utf8'));
     } catch (error) {
-      this.report.bad(`${where}: invalid JSON (${(error as Error).message})`, 'invalid JSON lines');
+      this.report.bad(`${where()}: invalid JSON (${(error as Error).message})`, 'invalid JSON lines');
       return undefined;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      this.report.bad(`${where}: not a JSON object`, 'invalid JSON lines');
+      this.report.bad(`${where()}: not a JSON object`, 'invalid JSON lines');
       return undefined;
     }
     const record = value as Record<string, unknown>;
     const text = fieldAt(record, this.o.field);
     if (typeof text !== 'string') {
       this.report.bad(
-        `${where}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
+        `${where()}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
         'records without the text field',
       );
       return undefined;
     }
     const i = this.add(s, no);
-    const id = fieldAt(record, this.o.idField);
-    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
-      this.noteId(i, JSON.stringify(id), where);
+    this.noteJsonId(i, fieldAt(record, this.o.idField), s, no);
     return text;
   }
 
-  private noteId(i: number, json: string, where: string): void {
+  /** A record's id value: a string or a finite number is noted (by its JSON text), anything else is no id. */
+  private noteJsonId(i: number, id: unknown, s: number, line: number): void {
+    if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))
+      this.noteId(i, JSON.stringify(id), s, line);
+  }
+
+  /** Document i's id (its JSON text), from line `line` of source s (named only when it repeats an id). */
+  private noteId(i: number, json: string, s: number, line: number): void {
     this.ids[i] = json;
     const first = this.firstWithId.get(json);
     if (first === undefined) this.firstWithId.set(json, i);
     else if (++this.repeats <= REPEATS_SHOWN)
-      this.report.warn(`${where}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`, 'repeated ids');
+      this.report.warn(
+        `${this.shown(s)}:${line}: id ${json} repeats the id of ${escapeName(this.plainName(first))}`,
+        'repeated ids',
+      );
     else this.report.count('repeated ids');
   }
 }

@@ -237,6 +237,8 @@ export function readOptions(v: Values): ReadOptions {
     strict: v.strict === true,
     followSymlinks: v['follow-symlinks'] === true,
     binary: v.binary === true,
+    // --keep longest / shortest compare a JSON text's length in UTF-16 units, as dedup() does for strings.
+    stringTexts: v.keep === 'longest' || v.keep === 'shortest',
   };
 }
 

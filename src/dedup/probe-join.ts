@@ -14,7 +14,6 @@
 import { binomial } from '../join/join-plan.js';
 import type { Heap } from '../runtime/heap.js';
 import { Region } from '../runtime/heap.js';
-import { align16 } from '../runtime/marshal.js';
 import { sharedPool } from '../runtime/pool.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm } from '../runtime/wasm.js';
@@ -245,10 +244,8 @@ function probeSome(
     blocks.length * 4,
     cap * 8,
     16,
-  ].map(align16);
-  const base = region.reserve(sizes.reduce((x, y) => x + y, 0));
-  const at: number[] = [];
-  for (let p = base, q = 0; q < sizes.length; p += sizes[q]!, q++) at.push(p);
+  ];
+  const at = region.reserveParts(sizes);
   const [oldAt, freshAt, offsets, sorted, index, prev, prevRadius, out, countAt] = at as [
     number,
     number,

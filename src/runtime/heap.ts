@@ -164,6 +164,18 @@ export class Region {
     this.size = size;
     return ptr;
   }
+
+  /** Reserves parts of the given sizes back to back, each 16-byte aligned: where each starts. */
+  reserveParts(sizes: readonly number[]): number[] {
+    const at: number[] = [];
+    let total = 0;
+    for (const s of sizes) {
+      at.push(total);
+      total += roundUp(s);
+    }
+    const base = this.reserve(total);
+    return at.map((x) => base + x);
+  }
 }
 
 function roundUp(n: number): number {

@@ -172,6 +172,49 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI', () =
     expect(strict.stderr).toContain(`${file}:3: invalid JSON`);
   });
 
+  it('reads JSON Lines texts and ids as JSON.parse does, also the lines the WebAssembly reader leaves to it', () => {
+    const lines: Buffer[] = [
+      Buffer.from('\ufeff{"id":"s","text":"plain words here"}'),
+      Buffer.from('{"id":12,"text":"escapes \\" \\\\ \\n\\t \\u00e9 \\ud83d\\ude00 caf\u00e9 \u{1f600}"}'),
+      Buffer.from('{"id":1.50,"text":"a number id"}'),
+      Buffer.from('{"id":"a\\"b","text":"an escaped id"}'),
+      Buffer.from('{"id":{"x":1},"text":"an object id"}'),
+      Buffer.from('{"id":true,"id":1e999,"text":"no id"}'),
+      Buffer.from('{"text":"lone \\ud800 surrogate"}'),
+      Buffer.from('{"id":"k","text":"first","te\\u0078t":"the escaped key wins"}'),
+      Buffer.concat([Buffer.from('{"id":"u","text":"caf'), Buffer.from([0xff, 0xc3]), Buffer.from(' bytes"}')]),
+      Buffer.from('{"id":"bad","text":"trailing comma",}'),
+      Buffer.from('{"id":"none","body":"no text"}'),
+      Buffer.from(`{"id":"long","text":"${'a long line past one read chunk '.repeat(150_000)}"}`),
+      Buffer.from('  {"id":"last","meta":{"text":"inner"},"text":"outer"}  '),
+    ];
+    const file = path.join(dir, 'tricky.jsonl');
+    fs.writeFileSync(file, Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+    const r = run(['hash', '--jsonl', '--format', 'jsonl', file]);
+    expect(r.code).toBe(0);
+    const expected = lines.flatMap((l, q) => {
+      let record: Record<string, unknown>;
+      try {
+        record = JSON.parse(l.toString('utf8').replace(/^\ufeff/, ''));
+      } catch {
+        return [];
+      }
+      if (typeof record.text !== 'string') return [];
+      const id = record.id;
+      const named = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+      return [{ id: named ? id : `${file}:${q + 1}`, fingerprint: toHex(simhash(record.text)) }];
+    });
+    expect(expected).toHaveLength(11);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(expected);
+    expect(r.stderr).toContain(`${file}:10: invalid JSON`);
+    expect(r.stderr).toContain(`${file}:11: field "text" is missing`);
+  });
+
   it('reports unreadable files and skips them, or fails with --strict', () => {
     const missing = path.join(dir, 'missing.txt');
     const r = run(['hash', path.join(dir, 'docs/a.txt'), missing]);
