@@ -73,6 +73,32 @@ class F64s {
   }
 }
 
+/**
+ * JSON lines are read a chunk at a time, and a line across two chunks alone: the small chunks of pipes (64 KiB)
+ * and decompressors (16 KiB) are gathered to at least this many bytes first.
+ */
+const BATCH_BYTES = 1 << 20;
+
+/** Chunks joined until each holds at least `bytes` (the last may hold fewer). */
+async function* gathered(chunks: AsyncIterable<Buffer>, bytes: number): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    if (size === 0 && chunk.length >= bytes) {
+      yield chunk;
+      continue;
+    }
+    parts.push(chunk);
+    size += chunk.length;
+    if (size >= bytes) {
+      yield Buffer.concat(parts, size);
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+}
+
 /** Lines of one chunk waiting to be read together: bounds in the chunk, byte offsets in the source, line numbers. */
 class JsonLineBatch {
   count = 0;
@@ -579,7 +605,8 @@ export class Corpus {
     };
     // JSON lines whole inside a chunk are read together in WebAssembly (jsonLines); one carried across chunks, alone.
     const batch = this.o.jsonl ? new JsonLineBatch() : null;
-    for await (const chunk of this.chunks(s, { binary: false })) {
+    const chunks = this.chunks(s, { binary: false });
+    for await (const chunk of batch ? gathered(chunks, BATCH_BYTES) : chunks) {
       let pos = 0;
       for (;;) {
         const nl = chunk.indexOf(10, pos);
