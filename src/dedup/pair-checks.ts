@@ -37,6 +37,8 @@ export interface Threshold {
  */
 export class PairChecks {
   checks = 0;
+  /** Pairs accepted that joined two trees (connected clusters): while it stands still, no pair became connected. */
+  joins = 0;
   private constructor(
     readonly forest: Uint32Array | null,
     readonly centreOf: Uint32Array | null,
@@ -75,7 +77,11 @@ export class PairChecks {
 
   /** A pair found similar, in pair order: whether it is kept (it joins two trees, or a centre takes j). */
   accept(i: number, j: number): boolean {
-    if (this.forest) return forestJoin(this.forest, i, j);
+    if (this.forest) {
+      if (!forestJoin(this.forest, i, j)) return false;
+      this.joins++;
+      return true;
+    }
     if (this.centreOf) {
       if (!this.open(i, j)) return false;
       this.centreOf[i] = i;
@@ -119,7 +125,9 @@ export function textSource(texts: readonly (string | Uint8Array)[], width: numbe
  * equal once trimmed) and `checks` keeps it, else 0. Pairs are taken in order; their documents' sets come from
  * `source` a window of about `windowBytes` (by source.cost) at a time, one kernel call per window, so memory stays
  * bounded whatever the corpus. A pair `checks` says can change nothing is not tested, nor are its sets loaded.
- * With `prebuilt` sets covering every pair (dedup's one pass), all pairs go to one kernel call.
+ * With `prebuilt` sets covering every pair (dedup's one pass), all pairs go to one kernel call. `allOpen`: every pair
+ * could still change the clusters when the call starts (its documents were in different trees), so none needs
+ * looking up until a pair is kept.
  */
 export function pairFlags(
   n: number,
@@ -130,6 +138,7 @@ export function pairFlags(
   checks: PairChecks,
   windowBytes = VERIFY_WINDOW_BYTES,
   prebuilt: PrebuiltSets | null = null,
+  allOpen = false,
 ): Uint8Array {
   const flags = new Uint8Array(a.length);
   if (prebuilt && covers(prebuilt.setOf, a) && covers(prebuilt.setOf, b)) {
@@ -162,13 +171,14 @@ export function pairFlags(
     members.push(d);
     bytes += source.cost(d);
   };
+  const joins = allOpen ? checks.joins : -1;
   for (let p = 0; p < a.length; p++) {
     const i = a[p]!;
     const j = b[p]!;
     if (checks.skips) {
       // Decided by what earlier windows kept: no test, and its sets need not be loaded. (What this window keeps
       // is applied by the kernel, in order.)
-      if (!checks.open(i, j)) continue;
+      if (checks.joins !== joins && !checks.open(i, j)) continue;
     } else if (source.identical?.(i, j)) {
       // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
       flags[p] = 1;
