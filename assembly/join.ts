@@ -561,6 +561,35 @@ function scanBlocks(keys: usize, los: usize, idx: usize, roots: usize, ends: usi
 // @ts-ignore: decorator
 @inline const SIZE_SLACK: f64 = 1e-6;
 
+/** walkCandidate's answer when the output is full: the walk's state (i, j) is saved, and the walk returns. */
+// @ts-ignore: decorator
+@inline const OUTPUT_FULL: u64 = 0xffffffffffffffff;
+
+/**
+ * Both walks' rule for a candidate j of i within k whose pair is first in this table: passed over when j is of i's
+ * own group (the walk goes on after j's segment: the rest of it is i's group too) or the set sizes rule the pair
+ * out; else the pair goes to out[count]. Returns where the walk stands, j << 32 | count (j the last position
+ * looked at), or OUTPUT_FULL with (i, j) saved in `state`: AssemblyScript has no out-parameters, and inlined, the
+ * packing folds away.
+ */
+// @ts-ignore: decorator
+@inline function walkCandidate(
+  i: u32, j: u32, ri: u32, idx: usize, roots: usize, ends: usize, sizes: usize, ratio: f64, out: usize, count: u32,
+  cap: u32, state: usize, pairShift: u32,
+): u64 {
+  if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) return (<u64>(load<u32>(ends + (<usize>j << 2)) - 1) << 32) | count;
+  let a = load<u32>(idx + (<usize>i << 2));
+  let b = load<u32>(idx + (<usize>j << 2));
+  if (sizes != 0 && !sizesMayPass(sizes, a, b, ratio)) return (<u64>j << 32) | count;
+  if (count == cap) {
+    store<u32>(state, i);
+    store<u32>(state, j, 4);
+    return OUTPUT_FULL;
+  }
+  store<u64>(out + (<usize>count << 3), pairKey(a, b, pairShift));
+  return (<u64>j << 32) | (count + 1);
+}
+
 /** Whether the walk is at the first member of its run, with no pair of it walked (state i, j). */
 // @ts-ignore: decorator
 @inline function freshRun(keys: usize, i: u32, j: u32, topMask: u64, prefix: u64): bool {
@@ -636,18 +665,10 @@ export function joinWalk64(
           let x = pi ^ load<u64>(keys + (<usize>j << 3));
           if (<u32>popcnt<u64>(x) > k) continue;
           if ((x & keyMask) != 0 || !firstTable64(x, masks, earlier)) continue;
-          if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
-            j = load<u32>(ends + (<usize>j << 2)) - 1; // the rest of that segment is i's group too
-            continue;
-          }
-          if (sizes != 0 && !sizesMayPass(sizes, load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), ratio)) continue;
-          if (count == cap) {
-            store<u32>(state, i);
-            store<u32>(state, j, 4);
-            return count;
-          }
-          store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
-          count++;
+          let next = walkCandidate(i, j, ri, idx, roots, ends, sizes, ratio, out, count, cap, state, pairShift);
+          if (next == OUTPUT_FULL) return count;
+          j = <u32>(next >> 32);
+          count = <u32>next;
         }
       }
       j = 0;
@@ -719,18 +740,10 @@ export function joinWalk128(
           let xlo = lo ^ load<u64>(los + (<usize>j << 3));
           if (<u32>(popcnt<u64>(xhi) + popcnt<u64>(xlo)) > k) continue;
           if ((xhi & keyMaskHi) != 0 || (xlo & keyMaskLo) != 0 || !firstTable128(xlo, xhi, masks, earlier)) continue;
-          if (ri != NO_ROOT && rootOf(idx, roots, j) == ri) {
-            j = load<u32>(ends + (<usize>j << 2)) - 1;
-            continue;
-          }
-          if (sizes != 0 && !sizesMayPass(sizes, load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), ratio)) continue;
-          if (count == cap) {
-            store<u32>(state, i);
-            store<u32>(state, j, 4);
-            return count;
-          }
-          store<u64>(out + (<usize>count << 3), pairKey(load<u32>(idx + (<usize>i << 2)), load<u32>(idx + (<usize>j << 2)), pairShift));
-          count++;
+          let next = walkCandidate(i, j, ri, idx, roots, ends, sizes, ratio, out, count, cap, state, pairShift);
+          if (next == OUTPUT_FULL) return count;
+          j = <u32>(next >> 32);
+          count = <u32>next;
         }
       }
       j = 0;
