@@ -102,25 +102,15 @@ async function* gathered(chunks: AsyncIterable<Buffer>, bytes: number): AsyncGen
 /** Lines of one chunk waiting to be read together: bounds in the chunk, byte offsets in the source, line numbers. */
 class JsonLineBatch {
   count = 0;
-  bounds = new Uint32Array(2048);
-  offsets = new Float64Array(1024);
-  numbers = new Float64Array(1024);
+  readonly bounds = new U32s();
+  readonly offsets = new F64s();
+  readonly numbers = new F64s();
   add(start: number, end: number, offset: number, no: number): void {
-    if (this.count === this.offsets.length) {
-      const grow = <T extends Uint32Array | Float64Array>(a: T, make: (n: number) => T): T => {
-        const next = make(a.length * 2);
-        next.set(a);
-        return next;
-      };
-      this.bounds = grow(this.bounds, (n) => new Uint32Array(n));
-      this.offsets = grow(this.offsets, (n) => new Float64Array(n));
-      this.numbers = grow(this.numbers, (n) => new Float64Array(n));
-    }
     const q = this.count++;
-    this.bounds[2 * q] = start;
-    this.bounds[2 * q + 1] = end;
-    this.offsets[q] = offset;
-    this.numbers[q] = no;
+    this.bounds.push(2 * q, start);
+    this.bounds.push(2 * q + 1, end);
+    this.offsets.push(q, offset);
+    this.numbers.push(q, no);
   }
 }
 
@@ -801,12 +791,12 @@ export class Corpus {
     const read =
       field.includes('.') || idField.includes('.') || idField === field
         ? null
-        : readJsonFields(chunk, batch.bounds, batch.count, field, idField);
+        : readJsonFields(chunk, batch.bounds.data, batch.count, field, idField);
     for (let q = 0; q < batch.count; q++) {
-      const start = batch.bounds[2 * q]!;
-      const end = batch.bounds[2 * q + 1]!;
-      const offset = batch.offsets[q]!;
-      const no = batch.numbers[q]!;
+      const start = batch.bounds.data[2 * q]!;
+      const end = batch.bounds.data[2 * q + 1]!;
+      const offset = batch.offsets.data[q]!;
+      const no = batch.numbers.data[q]!;
       const text = read?.texts[q];
       if (read && text) {
         const i = this.add(s, no);
