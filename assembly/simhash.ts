@@ -9,7 +9,7 @@ export { pythonTexts, pythonFeatures, md5Digests } from './presets/python';
 export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radixHistogram, radixSort, joinWalk64, joinWalk128, joinUnpack } from './join';
 export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge } from './fingerprint-index';
 export { xxh64Begin, xxh64Stripes, xxh64End } from './xxh64';
-export { buildShingleSets, testShingleSets, histogramBytes, documentWords } from './verify-pairs';
+export { buildShingleSets, testShingleSets, selectWindow, histogramBytes, documentWords } from './verify-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
 export { jsonFields } from './json-field';
 export { bandPairKeys } from './size-band';

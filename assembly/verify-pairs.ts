@@ -125,6 +125,52 @@ export function testShingleSets(
   }
 }
 
+/** selectWindow's mark of a document taken into the window (local[d] before the caller numbers the sets). */
+// @ts-ignore: decorator
+@inline const IN_WINDOW: i32 = 0x7fffffff;
+
+/**
+ * The next window of connected-clusters verification, documents indexed as they are: from pair `from` of (a[p], b[p])
+ * (u32 each) on, a pair whose documents `forest` connects already is passed over (it could change nothing, and its
+ * sets are not needed); the others are taken in order, their documents marked in `local` (i32 per document, -1 when
+ * out of the window, set to IN_WINDOW here) and listed at `members`, while the window's cost (f64 per document at
+ * `cost`) stays within `budget`; the first pair is always taken. A taken pair's documents go to pa, pb (u32) and its
+ * index to `taken`. Returns the first pair not taken (n when all were); counts[0] is the members listed, counts[1] the
+ * pairs taken. The selection loop of pair-checks.ts, here so that tens of millions of pairs cost no JavaScript.
+ */
+export function selectWindow(
+  a: usize, b: usize, from: i32, n: i32, forest: usize, local: usize, cost: usize, budget: f64, members: usize,
+  pa: usize, pb: usize, taken: usize, counts: usize
+): i32 {
+  let nm: usize = 0, nt: usize = 0;
+  let bytes: f64 = 0;
+  let p = from;
+  for (; p < n; p++) {
+    let i = <usize>load<u32>(a + (<usize>p << 2));
+    let j = <usize>load<u32>(b + (<usize>p << 2));
+    if (root(forest, i) == root(forest, j)) continue; // (a pair (d, d) too)
+    let inI = load<i32>(local + (i << 2)) >= 0;
+    let inJ = load<i32>(local + (j << 2)) >= 0;
+    let more = (inI ? 0 : load<f64>(cost + (i << 3))) + (inJ ? 0 : load<f64>(cost + (j << 3)));
+    if (nt > 0 && bytes + more > budget) break;
+    bytes += more;
+    if (!inI) {
+      store<i32>(local + (i << 2), IN_WINDOW);
+      store<u32>(members + (nm++ << 2), <u32>i);
+    }
+    if (!inJ) {
+      store<i32>(local + (j << 2), IN_WINDOW);
+      store<u32>(members + (nm++ << 2), <u32>j);
+    }
+    store<u32>(pa + (nt << 2), <u32>i);
+    store<u32>(pb + (nt << 2), <u32>j);
+    store<u32>(taken + (nt++ << 2), <u32>p);
+  }
+  store<u32>(counts, <u32>nm);
+  store<u32>(counts, <u32>nt, 4);
+  return p;
+}
+
 /** The root of x in a union-find forest of u32 parents, halving the path on the way. */
 function root(forest: usize, x: usize): usize {
   let up = <usize>load<u32>(forest + (x << 2));

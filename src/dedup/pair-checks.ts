@@ -37,8 +37,6 @@ export interface Threshold {
  */
 export class PairChecks {
   checks = 0;
-  /** Pairs accepted that joined two trees (connected clusters): while it stands still, no pair became connected. */
-  joins = 0;
   private constructor(
     readonly forest: Uint32Array | null,
     readonly centreOf: Uint32Array | null,
@@ -77,11 +75,7 @@ export class PairChecks {
 
   /** A pair found similar, in pair order: whether it is kept (it joins two trees, or a centre takes j). */
   accept(i: number, j: number): boolean {
-    if (this.forest) {
-      if (!forestJoin(this.forest, i, j)) return false;
-      this.joins++;
-      return true;
-    }
+    if (this.forest) return forestJoin(this.forest, i, j);
     if (this.centreOf) {
       if (!this.open(i, j)) return false;
       this.centreOf[i] = i;
@@ -125,9 +119,8 @@ export function textSource(texts: readonly (string | Uint8Array)[], width: numbe
  * equal once trimmed) and `checks` keeps it, else 0. Pairs are taken in order; their documents' sets come from
  * `source` a window of about `windowBytes` (by source.cost) at a time, one kernel call per window, so memory stays
  * bounded whatever the corpus. A pair `checks` says can change nothing is not tested, nor are its sets loaded.
- * With `prebuilt` sets covering every pair (dedup's one pass), all pairs go to one kernel call. `allOpen`: every pair
- * could still change the clusters when the call starts (its documents were in different trees), so none needs
- * looking up until a pair is kept.
+ * With `prebuilt` sets covering every pair (dedup's one pass), all pairs go to one kernel call; under connected
+ * clusters the windows are chosen in WebAssembly too (forestWindows).
  */
 export function pairFlags(
   n: number,
@@ -138,17 +131,18 @@ export function pairFlags(
   checks: PairChecks,
   windowBytes = VERIFY_WINDOW_BYTES,
   prebuilt: PrebuiltSets | null = null,
-  allOpen = false,
 ): Uint8Array {
   const flags = new Uint8Array(a.length);
   if (prebuilt && covers(prebuilt.setOf, a) && covers(prebuilt.setOf, b)) {
     testPrebuilt(wasm(), source, prebuilt.setOf, prebuilt.built(), a, b, options, flags, checks);
     return flags;
   }
+  if (checks.forest) {
+    forestWindows(n, source, a, b, options, checks, windowBytes, flags);
+    return flags;
+  }
   // Each document's index in the window, or -1 (reset after each window: O(window), not O(corpus)).
   const local = new Int32Array(n).fill(-1);
-  // testWindow's scratch: for each root of the forest, the first of its documents met in the window, or -1.
-  const rootFirst = checks.forest ? new Int32Array(n).fill(-1) : null;
   const members: number[] = [];
   const pending: number[] = [];
   let bytes = 0;
@@ -159,7 +153,7 @@ export function pairFlags(
     members.forEach((d, q) => {
       local[d] = q;
     });
-    testWindow(rt, source, members, local, built, pending, a, b, options, flags, checks, rootFirst);
+    testWindow(rt, source, members, local, built, pending, a, b, options, flags, checks);
     for (const d of members) local[d] = -1;
     members.length = 0;
     pending.length = 0;
@@ -171,14 +165,13 @@ export function pairFlags(
     members.push(d);
     bytes += source.cost(d);
   };
-  const joins = allOpen ? checks.joins : -1;
   for (let p = 0; p < a.length; p++) {
     const i = a[p]!;
     const j = b[p]!;
     if (checks.skips) {
       // Decided by what earlier windows kept: no test, and its sets need not be loaded. (What this window keeps
       // is applied by the kernel, in order.)
-      if (checks.joins !== joins && !checks.open(i, j)) continue;
+      if (!checks.open(i, j)) continue;
     } else if (source.identical?.(i, j)) {
       // Exact copies (the same string, or the same bytes object) need no shingles: Jaccard 1, or wordless and equal.
       flags[p] = 1;
@@ -200,12 +193,15 @@ function covers(setOf: Int32Array, docs: Uint32Array): boolean {
 }
 
 /**
- * A pair's flag from the kernel's: a skipped pair is 0; two wordless texts are kept when equal once trimmed; a kept
+ * A pair's flag from the kernel's: a skipped pair is 0 (not a check); two wordless texts are kept when equal once trimmed; a kept
  * pair stays kept only when `checks` accepts it, in pair order (the kernel skipped only pairs that the pairs kept
  * here decide too).
  */
 function finalFlag(flag: number, source: SetSource, i: number, j: number, checks: PairChecks): number {
   if (flag === SKIPPED) return 0;
+  // Two wordless texts are decided here, after the kernel: one that a pair before it in its window has connected
+  // is passed over, as the kernel passes over the pairs it has connected itself.
+  if (flag === BOTH_EMPTY && !checks.open(i, j)) return 0;
   checks.checks++;
   if (flag === BOTH_EMPTY) flag = source.sameWordless(i, j) ? 1 : 0;
   return flag === 1 && !checks.accept(i, j) ? 0 : flag;
@@ -265,7 +261,10 @@ function testPrebuilt(
   for (let p = 0; p < n; p++) flags[p] = finalFlag(result[p]!, source, a[p]!, b[p]!, checks);
 }
 
-/** Tests the `pending` pairs on a window's built sets: set q is members[q]'s, and local[d] is d's set. */
+/**
+ * Tests the `pending` pairs on a window's built sets (centre clusters, or every pair): set q is members[q]'s, and
+ * local[d] is d's set.
+ */
 function testWindow(
   rt: Runtime,
   source: SetSource,
@@ -278,7 +277,6 @@ function testWindow(
   options: Threshold,
   flags: Uint8Array,
   checks: PairChecks,
-  rootFirst: Int32Array | null,
 ): void {
   const { heap } = rt;
   const { sets, starts } = built;
@@ -294,49 +292,13 @@ function testWindow(
     u32[(qa >>> 2) + q] = local[a[p]!]!;
     u32[(qb >>> 2) + q] = local[b[p]!]!;
   }
-  const forest = checks.forest && rootFirst ? windowForest(rt, checks.forest, rootFirst, members) : 0;
   const centre = checks.centreOf ? windowCentres(rt, checks.centreOf, members) : 0;
-  verifyKernels(rt).testShingleSets(
-    sets,
-    starts,
-    qa,
-    qb,
-    n,
-    options.threshold,
-    out,
-    forest,
-    0,
-    hist,
-    built.count,
-    centre,
-  );
+  verifyKernels(rt).testShingleSets(sets, starts, qa, qb, n, options.threshold, out, 0, 0, hist, built.count, centre);
   const result = heap.u8;
   for (let q = 0; q < n; q++) {
     const p = pending[q]!;
     flags[p] = finalFlag(result[out + q]!, source, a[p]!, b[p]!, checks);
   }
-}
-
-/**
- * The window's forest over its sets: documents connected by earlier windows start in one tree (the first of them
- * met as its root).
- */
-function windowForest(rt: Runtime, forest: Uint32Array, rootFirst: Int32Array, members: readonly number[]): number {
-  const at = verifyRegions(rt.heap).forest.reserve(members.length * 4);
-  // Typed arrays, not a Map and a Set: 1.4·10^6 entries on the bench's 25 MB took ~50 ms that way.
-  const entries = rt.heap.u32; // after the reserve, which may grow memory
-  const base = at >>> 2;
-  const roots: number[] = [];
-  members.forEach((d, l) => {
-    const r = forestRoot(forest, d);
-    if (rootFirst[r] === -1) {
-      rootFirst[r] = l;
-      roots.push(r);
-    }
-    entries[base + l] = rootFirst[r]!;
-  });
-  for (const r of roots) rootFirst[r] = -1; // O(window) again, not O(corpus)
-  return at;
 }
 
 /** The window's centres over its sets: a centre's entry is its own set, a member's MEMBER, others UNASSIGNED. */
@@ -349,4 +311,100 @@ function windowCentres(rt: Runtime, centreOf: Uint32Array, members: readonly num
     entries[base + l] = c === UNASSIGNED ? UNASSIGNED : c === d ? l : MEMBER;
   });
   return at;
+}
+
+/**
+ * pairFlags under connected clusters: each window is chosen by the kernel (selectWindow: pairs already connected
+ * passed over, documents gathered within `windowBytes`), its sets loaded, and its pairs tested (testShingleSets on
+ * document indices, through the window's map from documents to sets, and a copy of the forest that it joins as it
+ * keeps pairs). Only the pairs found similar come back through JavaScript, applied to `checks` in pair order; the
+ * copy is taken again for each window, so pairs the kernel could not decide (two wordless texts) count too. On
+ * 2 GB of edited copies the JavaScript loop it replaced took 6 s of the calling thread for 47 M pairs.
+ */
+function forestWindows(
+  n: number,
+  source: SetSource,
+  a: Uint32Array,
+  b: Uint32Array,
+  options: Threshold,
+  checks: PairChecks,
+  windowBytes: number,
+  flags: Uint8Array,
+): void {
+  const rt = wasm();
+  const kernels = verifyKernels(rt);
+  const forest = checks.forest!;
+  const m = a.length;
+  const [aAt, bAt, paAt, pbAt, takenAt, outAt, membersAt, localAt, costAt, forestAt, countsAt] = verifyRegions(
+    rt.heap,
+  ).select.reserveParts([
+    ...[4 * m, 4 * m, 4 * m, 4 * m, 4 * m, m],
+    ...[4 * Math.min(n, 2 * m), 4 * n, 8 * n, 4 * n, 8],
+  ]) as [number, number, number, number, number, number, number, number, number, number, number];
+  {
+    const { u32 } = rt.heap;
+    u32.set(a, aAt >>> 2);
+    u32.set(b, bAt >>> 2);
+    new Int32Array(u32.buffer, localAt, n).fill(-1);
+    const cost = new Float64Array(u32.buffer, costAt, n);
+    for (let d = 0; d < n; d++) cost[d] = source.cost(d);
+  }
+  for (let p = 0; p < m; ) {
+    rt.heap.u32.set(forest, forestAt >>> 2);
+    const next = kernels.selectWindow(
+      aAt,
+      bAt,
+      p,
+      m,
+      forestAt,
+      localAt,
+      costAt,
+      windowBytes,
+      membersAt,
+      paAt,
+      pbAt,
+      takenAt,
+      countsAt,
+    );
+    const [memberCount, pairCount] = rt.heap.u32.subarray(countsAt >>> 2, (countsAt >>> 2) + 2) as unknown as [
+      number,
+      number,
+    ];
+    p = next;
+    if (pairCount === 0) break;
+    const members = Array.from(rt.heap.u32.subarray(membersAt >>> 2, (membersAt >>> 2) + memberCount));
+    const built = source.load(rt, members);
+    const hist = histogramsFor(rt, built);
+    let local = new Int32Array(rt.heap.u32.buffer, localAt, n); // after the loads, which may grow memory
+    members.forEach((d, q) => {
+      local[d] = q;
+    });
+    kernels.testShingleSets(
+      built.sets,
+      built.starts,
+      paAt,
+      pbAt,
+      pairCount,
+      options.threshold,
+      outAt,
+      forestAt,
+      localAt,
+      hist,
+      built.count,
+      0,
+    );
+    const { u8, u32 } = rt.heap;
+    for (let q = 0; q < pairCount; q++) {
+      const flag = u8[outAt + q]!;
+      if (flag === SKIPPED) continue;
+      if (flag === 0) {
+        checks.checks++;
+        continue;
+      }
+      const at = u32[(takenAt >>> 2) + q]!;
+      flags[at] = finalFlag(flag, source, a[at]!, b[at]!, checks);
+    }
+    local = new Int32Array(u32.buffer, localAt, n);
+    for (const d of members) local[d] = -1;
+  }
 }

@@ -56,6 +56,21 @@ export interface VerifyKernels {
     nSets: number,
     centre: number,
   ): void;
+  selectWindow(
+    a: number,
+    b: number,
+    from: number,
+    n: number,
+    forest: number,
+    local: number,
+    cost: number,
+    budget: number,
+    members: number,
+    pa: number,
+    pb: number,
+    taken: number,
+    counts: number,
+  ): number;
   histogramBytes(starts: number, nSets: number): number;
 }
 
@@ -68,6 +83,8 @@ interface VerifyRegions {
   sets: Region;
   pairs: Region;
   forest: Region;
+  /** Connected-clusters verification's pairs, documents and forest copy while it chooses windows (forestWindows). */
+  select: Region;
   /** The kernel's per-set histograms of one call (its upper bound on common shingles). */
   histograms: Region;
   /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
@@ -81,6 +98,7 @@ export function verifyRegions(heap: Heap): VerifyRegions {
       sets: new Region(heap),
       pairs: new Region(heap),
       forest: new Region(heap),
+      select: new Region(heap),
       histograms: new Region(heap),
       setsOwner: null,
     };

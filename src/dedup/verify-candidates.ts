@@ -209,8 +209,7 @@ export class ChunkVerifier {
     this.candidates += pairs.a.length;
     const flags =
       o.verify && o.source
-        ? // DocumentPairBatch hands on only pairs of two trees, and nothing is kept between its check and this call.
-          pairFlags(n, o.source, pairs.a, pairs.b, o.verify, this.checks, o.windowBytes, o.prebuilt, true)
+        ? pairFlags(n, o.source, pairs.a, pairs.b, o.verify, this.checks, o.windowBytes, o.prebuilt)
         : null;
     for (let p = 0; p < pairs.a.length; p++) {
       // Without verification every pair is similar: it is kept when it joins two trees.

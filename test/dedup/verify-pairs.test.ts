@@ -7,9 +7,13 @@ import {
   VERIFY_WINDOW_BYTES,
   fingerprintWithSets,
   fingerprintsShareShingles,
+  type VerifyKernels,
   shingleSets,
+  verifyRegions,
 } from '../../src/dedup/shingle-sets.js';
+import fc from 'fast-check';
 import { PairChecks } from '../../src/dedup/pair-checks.js';
+import { forestJoin, forestRoot } from '../../src/dedup/forest.js';
 import { createSimHasher } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { spanningPairs } from '../../src/dedup/dedup-groups.js';
@@ -181,18 +185,104 @@ describe('verification in WebAssembly against the plain reference', () => {
   });
 
   it('with a forest, the kept pairs are the spanning forest of the verified pairs, in any windows', () => {
-    const texts = families(71, 160, 12);
+    // Wordless texts among them: their pairs are decided in JavaScript, and later windows must see those joins.
+    const texts = [...families(71, 160, 12), '%s', ' %s ', '©', '%s', '', '%s'];
     const { a, b } = allPairs(texts.length);
     const options = { threshold: 0.5, width: 3 };
     const all = jaccardFlags(texts, a, b, options);
     const pairs = { a, b, distance: new Uint8Array(a.length) };
     const want = spanningPairs(texts.length, keepFlagged(pairs, all));
     expect(want.a.length).toBeGreaterThan(20);
+    // Checks: the pairs whose documents the similar pairs before them had not connected (a plain union-find).
+    const parent = texts.map((_, i) => i);
+    const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
+    let wantChecks = 0;
+    for (let p = 0; p < a.length; p++) {
+      const [ri, rj] = [find(a[p]!), find(b[p]!)];
+      if (ri === rj) continue;
+      wantChecks++;
+      if (all[p] === 1) parent[Math.max(ri, rj)] = Math.min(ri, rj);
+    }
     for (const window of [VERIFY_WINDOW_BYTES, 300, 1]) {
-      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, PairChecks.connected(texts.length)));
+      const checks = PairChecks.connected(texts.length);
+      const got = keepFlagged(pairs, jaccardFlags(texts, a, b, options, window, checks));
       expect(Array.from(got.a), `window ${window}`).toEqual(Array.from(want.a));
       expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
+      expect(checks.checks, `window ${window}`).toBe(wantChecks);
     }
+  });
+
+  it('selectWindow (the window chosen in WebAssembly) equals the plain selection, on seeded random pairs', () => {
+    const rt = wasm();
+    const k = rt.kernels as unknown as VerifyKernels;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 0, max: 3000 }), // whole, as the costs: a window that fills exactly is met
+        (n, m, seed, budget) => {
+          const next = rng(seed);
+          const a = Uint32Array.from({ length: m }, () => Math.floor(next() * n));
+          const b = Uint32Array.from({ length: m }, () => Math.floor(next() * n));
+          const cost = Float64Array.from({ length: n }, () => Math.floor(next() * 200) + (next() < 0.1 ? 2 ** 33 : 0));
+          const forest = Uint32Array.from({ length: n }, (_, i) => i);
+          for (let u = 0; u < n / 3; u++) forestJoin(forest, Math.floor(next() * n), Math.floor(next() * n));
+          const from = m === 0 ? 0 : Math.floor(next() * m);
+          // The plain selection (pair-checks.ts before the kernel).
+          const inWindow = new Set<number>();
+          const members: number[] = [];
+          const taken: number[] = [];
+          let bytes = 0;
+          let p = from;
+          for (; p < m; p++) {
+            const [i, j] = [a[p]!, b[p]!];
+            if (forestRoot(forest, i) === forestRoot(forest, j)) continue;
+            const more = (inWindow.has(i) ? 0 : cost[i]!) + (inWindow.has(j) || i === j ? 0 : cost[j]!);
+            if (taken.length > 0 && bytes + more > budget) break;
+            bytes += more;
+            for (const d of [i, j]) if (!inWindow.has(d)) inWindow.add(d) && members.push(d);
+            taken.push(p);
+          }
+          const [aAt, bAt, fAt, lAt, cAt, mAt, paAt, pbAt, tAt, countsAt] = verifyRegions(rt.heap).select.reserveParts([
+            4 * m,
+            4 * m,
+            4 * n,
+            4 * n,
+            8 * n,
+            8 * m,
+            4 * m,
+            4 * m,
+            4 * m,
+            8,
+          ]) as number[] as [number, number, number, number, number, number, number, number, number, number];
+          const { u32, f64 } = rt.heap;
+          u32.set(a, aAt >>> 2);
+          u32.set(b, bAt >>> 2);
+          u32.set(forest, fAt >>> 2);
+          u32.fill(0xffffffff, lAt >>> 2, (lAt >>> 2) + n);
+          f64.set(cost, cAt >>> 3);
+          const got = k.selectWindow(aAt, bAt, from, m, fAt, lAt, cAt, budget, mAt, paAt, pbAt, tAt, countsAt);
+          expect(got).toBe(p);
+          const [memberCount, pairCount] = [u32[countsAt >>> 2]!, u32[(countsAt >>> 2) + 1]!];
+          expect(Array.from(u32.subarray(mAt >>> 2, (mAt >>> 2) + memberCount))).toEqual(members);
+          expect(Array.from(u32.subarray(tAt >>> 2, (tAt >>> 2) + pairCount))).toEqual(taken);
+          expect(Array.from(u32.subarray(paAt >>> 2, (paAt >>> 2) + pairCount))).toEqual(taken.map((q) => a[q]));
+          expect(Array.from(u32.subarray(pbAt >>> 2, (pbAt >>> 2) + pairCount))).toEqual(taken.map((q) => b[q]));
+          const marked = Array.from(new Int32Array(u32.buffer, lAt, n).keys()).filter(
+            (d) => u32[(lAt >>> 2) + d] !== 0xffffffff,
+          );
+          expect(marked).toEqual([...inWindow].sort((x, y) => x - y));
+          // Its path halving leaves every document's root as it was.
+          for (let d = 0; d < n; d++) {
+            let r = d;
+            while (u32[(fAt >>> 2) + r] !== r) r = u32[(fAt >>> 2) + r]!;
+            expect(r).toBe(forestRoot(forest, d));
+          }
+        },
+      ),
+      { seed: 20261205, numRuns: 400 },
+    );
   });
 
   it("one pass (fingerprintWithSets) gives simhashMany's fingerprints and the reference's sets, 64 and 128 bits", () => {
