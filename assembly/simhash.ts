@@ -10,6 +10,7 @@ export { joinHistogram64, joinHistogram128, joinScatter64, joinScatter128, radix
 export { indexBuildTable, indexQuery, indexSortPairs, indexFirstRepeat, indexFirstCommon, indexMerge } from './fingerprint-index';
 export { xxh64Begin, xxh64Stripes, xxh64End } from './xxh64';
 export { buildShingleSets, testShingleSets, selectWindow, histogramBytes, documentWords } from './verify-pairs';
+export { acrossPairs } from './document-pairs';
 export { contentHashes, firstOfEqual } from './exact-copies';
 export { jsonFields } from './json-field';
 export { bandPairKeys } from './size-band';

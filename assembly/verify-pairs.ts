@@ -172,7 +172,7 @@ export function selectWindow(
 }
 
 /** The root of x in a union-find forest of u32 parents, halving the path on the way. */
-function root(forest: usize, x: usize): usize {
+export function root(forest: usize, x: usize): usize {
   let up = <usize>load<u32>(forest + (x << 2));
   while (up != x) {
     let upper = <usize>load<u32>(forest + (up << 2));

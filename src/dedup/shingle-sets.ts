@@ -85,6 +85,8 @@ interface VerifyRegions {
   forest: Region;
   /** Connected-clusters verification's pairs, documents and forest copy while it chooses windows (forestWindows). */
   select: Region;
+  /** The fingerprint pairs of a join chunk, and the document pairs they stand for (verify-candidates.ts). */
+  batch: Region;
   /** The kernel's per-set histograms of one call (its upper bound on common shingles). */
   histograms: Region;
   /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
@@ -99,6 +101,7 @@ export function verifyRegions(heap: Heap): VerifyRegions {
       pairs: new Region(heap),
       forest: new Region(heap),
       select: new Region(heap),
+      batch: new Region(heap),
       histograms: new Region(heap),
       setsOwner: null,
     };

@@ -18,7 +18,8 @@ import {
 } from './dedup-groups.js';
 import { forestJoin, forestRoot } from './forest.js';
 import { PairChecks, type SetSource, pairFlags } from './pair-checks.js';
-import type { PrebuiltSets } from './shingle-sets.js';
+import { type PrebuiltSets, verifyRegions } from './shingle-sets.js';
+import { wasm } from '../runtime/wasm.js';
 import { keepFlagged } from './verify-pairs.js';
 
 export interface CandidateChecks {
@@ -271,6 +272,29 @@ export function sizesMayPass(x: number, y: number, threshold: number): boolean {
 /** Document pairs that joinAndVerify verifies at a time: 2^20 take 9 MiB. */
 const DOCUMENT_PAIR_BATCH = 1 << 20;
 
+/** acrossPairs' state: a fingerprint pair not started yet. */
+const NOT_STARTED = 0xffffffff;
+
+interface DocumentPairKernels {
+  acrossPairs(
+    start: number,
+    members: number,
+    fa: number,
+    fb: number,
+    fd: number,
+    n: number,
+    forest: number,
+    sizes: number,
+    threshold: number,
+    outA: number,
+    outB: number,
+    outD: number,
+    count: number,
+    capacity: number,
+    state: number,
+  ): number;
+}
+
 /**
  * The document pairs that pairs of fingerprints (and each fingerprint's own distinct texts) stand for, handed to
  * `take` a bounded batch at a time, in order, without the pairs already connected when they are reached: a
@@ -278,9 +302,9 @@ const DOCUMENT_PAIR_BATCH = 1 << 20;
  * connected once a few are verified (a group of 10^5 near-duplicates once expanded a chunk of 2^19 fingerprint
  * pairs into 44 M document pairs). Skipping them here is what the verifier's connected rule would do with them
  * later, so the kept pairs are the same; a group pair whose two sides are each one tree, and the same one, is
- * skipped in O(|A| + |B|).
+ * skipped in O(|A| + |B|). (Exported for its test against the plain expansion.)
  */
-class DocumentPairBatch {
+export class DocumentPairBatch {
   private readonly a: Uint32Array;
   private readonly b: Uint32Array;
   private readonly distance: Uint8Array;
@@ -295,10 +319,11 @@ class DocumentPairBatch {
      */
     private readonly sizes: Uint32Array | null = null,
     private readonly threshold = 0,
+    capacity = DOCUMENT_PAIR_BATCH,
   ) {
-    this.a = new Uint32Array(DOCUMENT_PAIR_BATCH);
-    this.b = new Uint32Array(DOCUMENT_PAIR_BATCH);
-    this.distance = new Uint8Array(DOCUMENT_PAIR_BATCH);
+    this.a = new Uint32Array(capacity);
+    this.b = new Uint32Array(capacity);
+    this.distance = new Uint8Array(capacity);
   }
 
   /** All pairs inside each group of `rows` (members given as documents), at distance 0. */
@@ -312,23 +337,48 @@ class DocumentPairBatch {
     }
   }
 
-  /** The pairs across each pair of groups (ga, gb, distance). */
+  /**
+   * The pairs across each pair of groups (ga, gb, distance), expanded in WebAssembly (acrossPairs), which stops
+   * whenever the batch is full so that it is handed on and the forest it is told of is the one after that.
+   */
   across(rows: Rows, members: Uint32Array, pairs: Pairs): void {
-    const { start } = rows;
-    for (let p = 0; p < pairs.a.length; p++) {
-      const s1 = start[pairs.a[p]!]!;
-      const e1 = start[pairs.a[p]! + 1]!;
-      const s2 = start[pairs.b[p]!]!;
-      const e2 = start[pairs.b[p]! + 1]!;
-      const d = pairs.distance[p]!;
-      if (e1 - s1 === 1 && e2 - s2 === 1) {
-        // Two fingerprints of one document each: the walk has applied the size rule to these very sizes.
-        this.add(members[s1]!, members[s2]!, d);
-        continue;
-      }
-      const r1 = this.oneTree(members, s1, e1);
-      if (r1 !== -1 && r1 === this.oneTree(members, s2, e2)) continue;
-      for (let x = s1; x < e1; x++) for (let y = s2; y < e2; y++) this.push(members[x]!, members[y]!, d);
+    const n = pairs.a.length;
+    if (n === 0) return;
+    this.flush();
+    const rt = wasm();
+    const kernels = rt.kernels as unknown as DocumentPairKernels;
+    const capacity = this.a.length;
+    const docs = this.forest.length;
+    const sizes = this.sizes;
+    const [startAt, membersAt, sizesAt, faAt, fbAt, fdAt, forestAt, outA, outB, outD, stateAt] = verifyRegions(
+      rt.heap,
+    ).batch.reserveParts([
+      ...[4 * rows.start.length, 4 * members.length, sizes ? 4 * docs : 0, 4 * n, 4 * n, n, 4 * docs],
+      ...[4 * capacity, 4 * capacity, capacity, 12],
+    ]) as [number, number, number, number, number, number, number, number, number, number, number];
+    {
+      const { u32, u8 } = rt.heap;
+      u32.set(rows.start, startAt >>> 2);
+      u32.set(members, membersAt >>> 2);
+      if (sizes) u32.set(sizes, sizesAt >>> 2);
+      u32.set(pairs.a, faAt >>> 2);
+      u32.set(pairs.b, fbAt >>> 2);
+      u8.set(pairs.distance, fdAt);
+      u32.set([0, NOT_STARTED, NOT_STARTED], stateAt >>> 2);
+    }
+    for (;;) {
+      rt.heap.u32.set(this.forest, forestAt >>> 2); // as the pairs handed on so far have left it
+      const count = kernels.acrossPairs(
+        ...[startAt, membersAt, faAt, fbAt, fdAt, n, forestAt, sizes ? sizesAt : 0, this.threshold],
+        ...[outA, outB, outD, 0, capacity, stateAt],
+      );
+      const { u32, u8 } = rt.heap;
+      this.a.set(u32.subarray(outA >>> 2, (outA >>> 2) + count));
+      this.b.set(u32.subarray(outB >>> 2, (outB >>> 2) + count));
+      this.distance.set(u8.subarray(outD, outD + count));
+      this.count = count;
+      if (u32[stateAt >>> 2] === n) return;
+      this.flush();
     }
   }
 
