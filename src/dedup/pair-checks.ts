@@ -89,6 +89,8 @@ export class PairChecks {
 export interface SetSource {
   /** What document d adds to a window (bytes of text or of set). */
   cost(d: number): number;
+  /** cost(d) of documents 0..n-1 at once (forestWindows copies them to WebAssembly per call); optional. */
+  costs?(n: number): Float64Array;
   /** The sets of `docs` in WebAssembly memory, set q for docs[q]; may first reorder `docs` (in place) for locality. */
   load(rt: Runtime, docs: number[]): BuiltSets;
   /** Two documents without words: whether their trimmed texts are equal. */
@@ -101,8 +103,13 @@ export interface SetSource {
 
 /** Sets built from texts in memory, a window at a time. */
 export function textSource(texts: readonly (string | Uint8Array)[], width: number): SetSource {
+  let costs: Float64Array | null = null;
   return {
     cost: (d) => texts[d]!.length,
+    costs: (n) => {
+      costs ??= Float64Array.from(texts, (t) => t.length);
+      return costs.subarray(0, n);
+    },
     load: (rt, docs) =>
       buildSets(
         rt,
@@ -347,7 +354,8 @@ function forestWindows(
     u32.set(b, bAt >>> 2);
     new Int32Array(u32.buffer, localAt, n).fill(-1);
     const cost = new Float64Array(u32.buffer, costAt, n);
-    for (let d = 0; d < n; d++) cost[d] = source.cost(d);
+    if (source.costs) cost.set(source.costs(n));
+    else for (let d = 0; d < n; d++) cost[d] = source.cost(d);
   }
   for (let p = 0; p < m; ) {
     rt.heap.u32.set(forest, forestAt >>> 2);

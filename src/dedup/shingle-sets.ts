@@ -87,10 +87,20 @@ interface VerifyRegions {
   select: Region;
   /** The fingerprint pairs of a join chunk, and the document pairs they stand for (verify-candidates.ts). */
   batch: Region;
+  /** The fingerprints' documents and their set sizes for those chunks, and which verifier put them there. */
+  batchDocs: Region;
+  batchDocsOwner: BatchDocsOwner | null;
   /** The kernel's per-set histograms of one call (its upper bound on common shingles). */
   histograms: Region;
   /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
   setsOwner: object | null;
+}
+/** Who put the documents in VerifyRegions.batchDocs (a DocumentPairBatch), and where. */
+export interface BatchDocsOwner {
+  batch: object;
+  start: Uint32Array;
+  members: Uint32Array;
+  at: number;
 }
 const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
 export function verifyRegions(heap: Heap): VerifyRegions {
@@ -102,6 +112,8 @@ export function verifyRegions(heap: Heap): VerifyRegions {
       forest: new Region(heap),
       select: new Region(heap),
       batch: new Region(heap),
+      batchDocs: new Region(heap),
+      batchDocsOwner: null,
       histograms: new Region(heap),
       setsOwner: null,
     };

@@ -123,4 +123,43 @@ describe('document pairs of fingerprint pairs (acrossPairs)', () => {
       { seed: 20261205, numRuns: 500 },
     );
   });
+
+  it('two batches taking turns (two runs in one process) each expand their own documents', () => {
+    // Batch 0: documents 0..5 as fingerprints {0,1} {2} {3,4,5}; batch 1: documents 0..3 as {3} {0,1,2}.
+    const runs = [
+      { start: Uint32Array.of(0, 2, 3, 6), members: Uint32Array.of(0, 1, 2, 3, 4, 5) },
+      { start: Uint32Array.of(0, 1, 4), members: Uint32Array.of(3, 0, 1, 2) },
+    ];
+    const chunk = (a: number[], b: number[]): Pairs => ({
+      a: Uint32Array.from(a),
+      b: Uint32Array.from(b),
+      distance: Uint8Array.from(a, () => 1),
+    });
+    const chunks = [
+      [chunk([0, 1], [1, 2]), chunk([0], [1])],
+      [chunk([0], [2]), chunk([0], [1])],
+    ];
+    const got: number[][][] = [[], []];
+    const batches = runs.map((run, r) => {
+      const forest = Uint32Array.from(run.members, (_, i) => i);
+      return new DocumentPairBatch(forest, (p) => got[r]!.push(...Array.from(p.a, (u, q) => [u, p.b[q]!])), null, 0, 4);
+    });
+    for (let c = 0; c < 2; c++)
+      for (let r = 0; r < 2; r++) {
+        batches[r]!.across(runs[r]!, runs[r]!.members, chunks[c]![r]!);
+        batches[r]!.flush();
+      }
+    const want = runs.map((run, r) => {
+      const forest = Uint32Array.from(run.members, (_, i) => i);
+      const out: number[][] = [];
+      for (const pairs of chunks.map((c) => c[r]!)) {
+        const take = (batch: number[][]) => out.push(...batch.map(([u, v]) => [u!, v!]));
+        take(plainAcross(run.start, run.members, pairs, forest, null, 0, 4, take));
+      }
+      return out;
+    });
+    expect(got).toEqual(want);
+    expect(got[0]!.length).toBeGreaterThan(0);
+    expect(got[1]!.length).toBeGreaterThan(0);
+  });
 });
