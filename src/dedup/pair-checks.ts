@@ -324,8 +324,8 @@ function windowCentres(rt: Runtime, centreOf: Uint32Array, members: readonly num
  * pairFlags under connected clusters: each window is chosen by the kernel (selectWindow: pairs already connected
  * passed over, documents gathered within `windowBytes`), its sets loaded, and its pairs tested (testShingleSets on
  * document indices, through the window's map from documents to sets, and a copy of the forest that it joins as it
- * keeps pairs). Only the pairs found similar come back through JavaScript, applied to `checks` in pair order; the
- * copy is taken again for each window, so pairs the kernel could not decide (two wordless texts) count too. On
+ * keeps pairs). Only the pairs found similar (or two wordless texts, for finalFlag) come back through JavaScript,
+ * applied to `checks` in pair order. On
  * 2 GB of edited copies the JavaScript loop it replaced took 6 s of the calling thread for 47 M pairs.
  */
 function forestWindows(
@@ -342,23 +342,33 @@ function forestWindows(
   const kernels = verifyKernels(rt);
   const forest = checks.forest!;
   const m = a.length;
-  const [aAt, bAt, paAt, pbAt, takenAt, outAt, membersAt, localAt, costAt, forestAt, countsAt] = verifyRegions(
-    rt.heap,
-  ).select.reserveParts([
-    ...[4 * m, 4 * m, 4 * m, 4 * m, 4 * m, m],
-    ...[4 * Math.min(n, 2 * m), 4 * n, 8 * n, 4 * n, 8],
-  ]) as [number, number, number, number, number, number, number, number, number, number, number];
-  {
-    const { u32 } = rt.heap;
-    u32.set(a, aAt >>> 2);
-    u32.set(b, bAt >>> 2);
-    new Int32Array(u32.buffer, localAt, n).fill(-1);
-    const cost = new Float64Array(u32.buffer, costAt, n);
+  const regions = verifyRegions(rt.heap);
+  // Each document's place in the window (-1 between windows) and cost stay in memory from one call to the next,
+  // unless another verification has used the region since: O(documents) once, not per call.
+  const [localAt, costAt] = regions.selectDocs.reserveParts([4 * n, 8 * n]) as [number, number];
+  const owner = { checks, source, n, at: localAt };
+  const held = regions.selectDocsOwner;
+  if (!(held && held.checks === checks && held.source === source && held.n === n && held.at === localAt)) {
+    const { buffer } = rt.heap.u32;
+    new Int32Array(buffer, localAt, n).fill(-1);
+    const cost = new Float64Array(buffer, costAt, n);
     if (source.costs) cost.set(source.costs(n));
     else for (let d = 0; d < n; d++) cost[d] = source.cost(d);
   }
+  // Unowned until the call ends well: a call that fails half-way (a set that cannot be read) may leave documents
+  // marked in the window, and the next call then starts afresh.
+  regions.selectDocsOwner = null;
+  const [aAt, bAt, paAt, pbAt, takenAt, outAt, membersAt, forestAt, countsAt] = regions.select.reserveParts([
+    ...[4 * m, 4 * m, 4 * m, 4 * m, 4 * m, m],
+    ...[4 * Math.min(n, 2 * m), 4 * n, 8],
+  ]) as [number, number, number, number, number, number, number, number, number];
+  rt.heap.u32.set(a, aAt >>> 2);
+  rt.heap.u32.set(b, bAt >>> 2);
+  // The kernel's copy of the forest joins what it keeps, as checks.accept does here after it. Only pairs decided
+  // here (two wordless texts) join trees it does not: trees of wordless texts alone, whose pairs come back to
+  // finalFlag undecided whatever the copy says, so the copy is taken once per call.
+  rt.heap.u32.set(forest, forestAt >>> 2);
   for (let p = 0; p < m; ) {
-    rt.heap.u32.set(forest, forestAt >>> 2);
     const next = kernels.selectWindow(
       aAt,
       bAt,
@@ -415,4 +425,5 @@ function forestWindows(
     local = new Int32Array(u32.buffer, localAt, n);
     for (const d of members) local[d] = -1;
   }
+  regions.selectDocsOwner = owner;
 }

@@ -85,6 +85,9 @@ interface VerifyRegions {
   forest: Region;
   /** Connected-clusters verification's pairs, documents and forest copy while it chooses windows (forestWindows). */
   select: Region;
+  /** Its documents' places in the window and costs, and which verification put them there. */
+  selectDocs: Region;
+  selectDocsOwner: { checks: object; source: object; n: number; at: number } | null;
   /** The fingerprint pairs of a join chunk, and the document pairs they stand for (verify-candidates.ts). */
   batch: Region;
   /** The fingerprints' documents and their set sizes for those chunks, and which verifier put them there. */
@@ -111,6 +114,8 @@ export function verifyRegions(heap: Heap): VerifyRegions {
       pairs: new Region(heap),
       forest: new Region(heap),
       select: new Region(heap),
+      selectDocs: new Region(heap),
+      selectDocsOwner: null,
       batch: new Region(heap),
       batchDocs: new Region(heap),
       batchDocsOwner: null,

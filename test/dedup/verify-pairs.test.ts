@@ -12,7 +12,7 @@ import {
   verifyRegions,
 } from '../../src/dedup/shingle-sets.js';
 import fc from 'fast-check';
-import { PairChecks } from '../../src/dedup/pair-checks.js';
+import { PairChecks, type SetSource, pairFlags, textSource } from '../../src/dedup/pair-checks.js';
 import { forestJoin, forestRoot } from '../../src/dedup/forest.js';
 import { createSimHasher } from '../../src/fingerprint/fingerprint.js';
 import { wasm } from '../../src/runtime/wasm.js';
@@ -210,6 +210,37 @@ describe('verification in WebAssembly against the plain reference', () => {
       expect(Array.from(got.b), `window ${window}`).toEqual(Array.from(want.b));
       expect(checks.checks, `window ${window}`).toBe(wantChecks);
     }
+  });
+
+  it('a call that fails while loading a window leaves the next call of the same verification correct', () => {
+    const texts = families(73, 120, 10);
+    const { a, b } = allPairs(texts.length);
+    const options = { threshold: 0.5, width: 3 };
+    const reference = PairChecks.connected(texts.length);
+    const want = jaccardFlags(texts, a, b, options, 2000, reference);
+    expect(want.some((f) => f === 1)).toBe(true);
+    const inner = textSource(texts, 3);
+    let fail = false;
+    let loads = 0;
+    const failing: SetSource = {
+      ...inner,
+      load: (rt, docs) => {
+        if (fail && ++loads === 1) throw new Error('the set store could not be read');
+        return inner.load(rt, docs);
+      },
+    };
+    // A first call on half the pairs; the second half then fails as its first window loads, the window's
+    // documents marked; the call again, with the same verification and source, must not take those marks for
+    // documents already loaded.
+    const checks = PairChecks.connected(texts.length);
+    const half = a.length >> 1;
+    pairFlags(texts.length, failing, a.subarray(0, half), b.subarray(0, half), options, checks, 2000);
+    fail = true;
+    const [a2, b2] = [a.subarray(half), b.subarray(half)];
+    expect(() => pairFlags(texts.length, failing, a2, b2, options, checks, 2000)).toThrow('could not be read');
+    pairFlags(texts.length, failing, a2, b2, options, checks, 2000);
+    const roots = (forest: Uint32Array) => Array.from(forest, (_, d) => forestRoot(forest, d));
+    expect(roots(checks.forest!)).toEqual(roots(reference.forest!));
   });
 
   it('selectWindow (the window chosen in WebAssembly) equals the plain selection, on seeded random pairs', () => {
