@@ -89,8 +89,6 @@ export class PairChecks {
 export interface SetSource {
   /** What document d adds to a window (bytes of text or of set). */
   cost(d: number): number;
-  /** cost(d) of documents 0..n-1 at once (forestWindows copies them to WebAssembly per call); optional. */
-  costs?(n: number): Float64Array;
   /** The sets of `docs` in WebAssembly memory, set q for docs[q]; may first reorder `docs` (in place) for locality. */
   load(rt: Runtime, docs: number[]): BuiltSets;
   /** Two documents without words: whether their trimmed texts are equal. */
@@ -103,13 +101,8 @@ export interface SetSource {
 
 /** Sets built from texts in memory, a window at a time. */
 export function textSource(texts: readonly (string | Uint8Array)[], width: number): SetSource {
-  let costs: Float64Array | null = null;
   return {
     cost: (d) => texts[d]!.length,
-    costs: (n) => {
-      costs ??= Float64Array.from(texts, (t) => t.length);
-      return costs.subarray(0, n);
-    },
     load: (rt, docs) =>
       buildSets(
         rt,
@@ -200,9 +193,9 @@ function covers(setOf: Int32Array, docs: Uint32Array): boolean {
 }
 
 /**
- * A pair's flag from the kernel's: a skipped pair is 0 (not a check); two wordless texts are kept when equal once trimmed; a kept
- * pair stays kept only when `checks` accepts it, in pair order (the kernel skipped only pairs that the pairs kept
- * here decide too).
+ * A pair's flag from the kernel's: a skipped pair is 0 (not a check); two wordless texts are kept when equal once
+ * trimmed; a kept pair stays kept only when `checks` accepts it, in pair order (the kernel skipped only pairs that
+ * the pairs kept here decide too).
  */
 function finalFlag(flag: number, source: SetSource, i: number, j: number, checks: PairChecks): number {
   if (flag === SKIPPED) return 0;
@@ -325,8 +318,8 @@ function windowCentres(rt: Runtime, centreOf: Uint32Array, members: readonly num
  * passed over, documents gathered within `windowBytes`), its sets loaded, and its pairs tested (testShingleSets on
  * document indices, through the window's map from documents to sets, and a copy of the forest that it joins as it
  * keeps pairs). Only the pairs found similar (or two wordless texts, for finalFlag) come back through JavaScript,
- * applied to `checks` in pair order. On
- * 2 GB of edited copies the JavaScript loop it replaced took 6 s of the calling thread for 47 M pairs.
+ * applied to `checks` in pair order. On 2 GB of edited copies the JavaScript loop it replaced took 6 s of the
+ * calling thread for 47 M pairs.
  */
 function forestWindows(
   n: number,
@@ -345,19 +338,16 @@ function forestWindows(
   const regions = verifyRegions(rt.heap);
   // Each document's place in the window (-1 between windows) and cost stay in memory from one call to the next,
   // unless another verification has used the region since: O(documents) once, not per call.
-  const [localAt, costAt] = regions.selectDocs.reserveParts([4 * n, 8 * n]) as [number, number];
-  const owner = { checks, source, n, at: localAt };
-  const held = regions.selectDocsOwner;
-  if (!(held && held.checks === checks && held.source === source && held.n === n && held.at === localAt)) {
+  // Claimed only when the call ends well: one that fails half-way (a set that cannot be read) may leave documents
+  // marked in the window, and the next call then starts afresh.
+  const kept = regions.selectDocs.parts([4 * n, 8 * n], [checks, source, n]);
+  const [localAt, costAt] = kept.at as [number, number];
+  if (!kept.kept) {
     const { buffer } = rt.heap.u32;
     new Int32Array(buffer, localAt, n).fill(-1);
     const cost = new Float64Array(buffer, costAt, n);
-    if (source.costs) cost.set(source.costs(n));
-    else for (let d = 0; d < n; d++) cost[d] = source.cost(d);
+    for (let d = 0; d < n; d++) cost[d] = source.cost(d);
   }
-  // Unowned until the call ends well: a call that fails half-way (a set that cannot be read) may leave documents
-  // marked in the window, and the next call then starts afresh.
-  regions.selectDocsOwner = null;
   const [aAt, bAt, paAt, pbAt, takenAt, outAt, membersAt, forestAt, countsAt] = regions.select.reserveParts([
     ...[4 * m, 4 * m, 4 * m, 4 * m, 4 * m, m],
     ...[4 * Math.min(n, 2 * m), 4 * n, 8],
@@ -425,5 +415,5 @@ function forestWindows(
     local = new Int32Array(u32.buffer, localAt, n);
     for (const d of members) local[d] = -1;
   }
-  regions.selectDocsOwner = owner;
+  kept.claim();
 }

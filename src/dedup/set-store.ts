@@ -52,8 +52,6 @@ export class SetStore implements SetSource {
   /** Each document's set: its position in the store's sequence of u64 and its size; by document index. */
   private pos = new Float64Array(1024);
   private size = new Uint32Array(1024);
-  /** cost(d) of each document, kept with its size (costs): 16 for one without a set yet. */
-  private costOf = new Float64Array(1024).fill(16);
   private total = 0;
   private readonly chunks: Chunk[] = [];
   private memory = 0;
@@ -88,7 +86,6 @@ export class SetStore implements SetSource {
     for (let q = 0; q < docs.length; q++) {
       this.pos[docs[q]!] = base + sets.starts[q]!;
       this.size[docs[q]!] = sets.starts[q + 1]! - sets.starts[q]!;
-      this.costOf[docs[q]!] = this.cost(docs[q]!);
     }
     const data = sets.data;
     if (this.spilledFrom === Infinity && (this.memory + data.byteLength <= this.memoryBytes || !this.openSpill)) {
@@ -133,9 +130,6 @@ export class SetStore implements SetSource {
     const size = new Uint32Array(length);
     size.set(this.size);
     this.size = size;
-    const costOf = new Float64Array(length).fill(16);
-    costOf.set(this.costOf);
-    this.costOf = costOf;
   }
 
   setSize(d: number): number {
@@ -144,11 +138,6 @@ export class SetStore implements SetSource {
 
   cost(d: number): number {
     return 8 * this.size[d]! + 16;
-  }
-
-  costs(n: number): Float64Array {
-    this.reserve(n);
-    return this.costOf.subarray(0, n);
   }
 
   /** The sets of `docs`, reordered by index, back to back in WebAssembly memory. */

@@ -3,7 +3,7 @@
 // window of documents per call, or in the same pass as the fingerprints when those are the same shingles (dedup's
 // one reading of a text). Sets built here are tested by pair-checks.ts, and copied out for the set store
 // (set-store.ts) when a corpus is larger than a window.
-import { Region, type Heap } from '../runtime/heap.js';
+import { KeptRegion, Region, type Heap } from '../runtime/heap.js';
 import { align16, chunks, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
 import type { Plan } from '../fingerprint/options.js';
@@ -85,25 +85,16 @@ interface VerifyRegions {
   forest: Region;
   /** Connected-clusters verification's pairs, documents and forest copy while it chooses windows (forestWindows). */
   select: Region;
-  /** Its documents' places in the window and costs, and which verification put them there. */
-  selectDocs: Region;
-  selectDocsOwner: { checks: object; source: object; n: number; at: number } | null;
+  /** Its documents' places in the window and costs, kept for the verification that wrote them. */
+  selectDocs: KeptRegion;
   /** The fingerprint pairs of a join chunk, and the document pairs they stand for (verify-candidates.ts). */
   batch: Region;
-  /** The fingerprints' documents and their set sizes for those chunks, and which verifier put them there. */
-  batchDocs: Region;
-  batchDocsOwner: BatchDocsOwner | null;
+  /** The fingerprints' documents and their set sizes for those chunks, kept for the batch that wrote them. */
+  batchDocs: KeptRegion;
   /** The kernel's per-set histograms of one call (its upper bound on common shingles). */
   histograms: Region;
   /** Who built the sets now in `sets`: a PrebuiltSets' token, or null (a window's sets). */
   setsOwner: object | null;
-}
-/** Who put the documents in VerifyRegions.batchDocs (a DocumentPairBatch), and where. */
-export interface BatchDocsOwner {
-  batch: object;
-  start: Uint32Array;
-  members: Uint32Array;
-  at: number;
 }
 const regionsByHeap = new WeakMap<Heap, VerifyRegions>();
 export function verifyRegions(heap: Heap): VerifyRegions {
@@ -114,11 +105,9 @@ export function verifyRegions(heap: Heap): VerifyRegions {
       pairs: new Region(heap),
       forest: new Region(heap),
       select: new Region(heap),
-      selectDocs: new Region(heap),
-      selectDocsOwner: null,
+      selectDocs: new KeptRegion(heap),
       batch: new Region(heap),
-      batchDocs: new Region(heap),
-      batchDocsOwner: null,
+      batchDocs: new KeptRegion(heap),
       histograms: new Region(heap),
       setsOwner: null,
     };

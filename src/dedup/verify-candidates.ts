@@ -18,7 +18,7 @@ import {
 } from './dedup-groups.js';
 import { forestJoin, forestRoot } from './forest.js';
 import { PairChecks, type SetSource, pairFlags } from './pair-checks.js';
-import { type BatchDocsOwner, type PrebuiltSets, verifyRegions } from './shingle-sets.js';
+import { type PrebuiltSets, verifyRegions } from './shingle-sets.js';
 import { wasm } from '../runtime/wasm.js';
 import { keepFlagged } from './verify-pairs.js';
 
@@ -272,17 +272,6 @@ export function sizesMayPass(x: number, y: number, threshold: number): boolean {
 /** Document pairs that joinAndVerify verifies at a time: 2^20 take 9 MiB. */
 const DOCUMENT_PAIR_BATCH = 1 << 20;
 
-/** Whether the batch's documents in WebAssembly memory are still those that `owner` put there. */
-function sameOwner(held: BatchDocsOwner | null, owner: BatchDocsOwner): boolean {
-  return (
-    held !== null &&
-    held.batch === owner.batch &&
-    held.start === owner.start &&
-    held.members === owner.members &&
-    held.at === owner.at
-  );
-}
-
 /** acrossPairs' state: a fingerprint pair not started yet. */
 const NOT_STARTED = 0xffffffff;
 
@@ -364,16 +353,18 @@ export class DocumentPairBatch {
     const regions = verifyRegions(rt.heap);
     // The fingerprints' documents and their sizes stay in place from one chunk to the next (O(documents) once, not
     // per chunk), unless another verifier has used the region since.
-    const parts = [4 * rows.start.length, 4 * members.length, sizes ? 4 * docs : 0];
-    const [startAt, membersAt, sizesAt] = regions.batchDocs.reserveParts(parts) as [number, number, number];
-    const owner = { batch: this, start: rows.start, members, at: startAt };
-    if (!sameOwner(regions.batchDocsOwner, owner)) {
+    const kept = regions.batchDocs.parts(
+      [4 * rows.start.length, 4 * members.length, sizes ? 4 * docs : 0],
+      [this, rows.start, members],
+    );
+    const [startAt, membersAt, sizesAt] = kept.at as [number, number, number];
+    if (!kept.kept) {
       const { u32 } = rt.heap;
       u32.set(rows.start, startAt >>> 2);
       u32.set(members, membersAt >>> 2);
       if (sizes) u32.set(sizes, sizesAt >>> 2);
-      regions.batchDocsOwner = owner;
     }
+    kept.claim();
     const [faAt, fbAt, fdAt, forestAt, outA, outB, outD, stateAt] = regions.batch.reserveParts([
       ...[4 * n, 4 * n, n, 4 * docs],
       ...[4 * capacity, 4 * capacity, capacity, 12],

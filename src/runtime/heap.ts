@@ -178,6 +178,34 @@ export class Region {
   }
 }
 
+/**
+ * A Region whose parts keep what one caller wrote in them across calls: `parts` reserves them and says whether they
+ * still hold what the caller named by `key` (compared item by item, with where they start) last claimed; they
+ * are nobody's until `claim` is called again, so a call that fails half-way leaves them to be written afresh.
+ */
+export class KeptRegion {
+  private readonly region: Region;
+  private key: readonly unknown[] | null = null;
+  constructor(heap: Heap) {
+    this.region = new Region(heap);
+  }
+
+  parts(sizes: readonly number[], key: readonly unknown[]): { at: number[]; kept: boolean; claim(): void } {
+    const at = this.region.reserveParts(sizes);
+    const full = [...key, at[0]];
+    const held = this.key;
+    const kept = held !== null && held.length === full.length && held.every((x, i) => x === full[i]);
+    this.key = null;
+    return {
+      at,
+      kept,
+      claim: () => {
+        this.key = full;
+      },
+    };
+  }
+}
+
 function roundUp(n: number): number {
   return Math.ceil(n / ALIGN) * ALIGN;
 }
