@@ -227,7 +227,7 @@ export async function dedupStream(
     )) {
       const n = batch.featureCounts.length;
       if (store && batch.sets) {
-        store.append(indices(batch.first, n), batch.sets);
+        store.append(indices(batch.first, n), batch.sets, fingerprintKeys(batch.fingerprints, words));
         if (store.backlogged) await store.drain();
       }
       keys.reserve((batch.first + n) * 4);
@@ -259,7 +259,7 @@ export async function dedupStream(
       : null;
     const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
     if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
-    await store?.drain(); // every set in the file before verification reads any back
+    await store?.arrange(); // every set in the file, arranged for the windows' reads, before verification reads any
     const t1 = performance.now();
     progress('joining', 0, 1);
     const fingerprintCount = groups.distinctFps.length / words;
@@ -294,6 +294,15 @@ export async function dedupStream(
   } finally {
     await store?.close();
   }
+}
+
+/** Each fingerprint's top 32 bits (of its first word at 128 bits): the set store arranges its file by them. */
+function fingerprintKeys(fingerprints: BigUint64Array, words: number): Uint32Array {
+  const halves = new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
+  const n = fingerprints.length / words;
+  const keys = new Uint32Array(n);
+  for (let q = 0; q < n; q++) keys[q] = halves[q * words * 2 + 1]!; // little-endian: the high half second
+  return keys;
 }
 
 /** first, first + 1, …, first + n - 1. */

@@ -2,8 +2,16 @@
 // temporary file, read back a window at a time. Sets read back must be the reference's sets, wherever they lay.
 import fs from 'node:fs';
 import os from 'node:os';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SET_MEMORY_BYTES, SetStore, setMemoryBytes, temporarySpill } from '../../src/dedup/set-store.js';
+import {
+  SET_MEMORY_BYTES,
+  type SpillFile,
+  type SpillLayout,
+  SetStore,
+  setMemoryBytes,
+  temporarySpill,
+} from '../../src/dedup/set-store.js';
 import { copiedSets } from '../../src/dedup/shingle-sets.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, rng } from '../reference.js';
@@ -22,8 +30,17 @@ describe('SetStore', () => {
     const next = rng(5);
     const texts = Array.from({ length: 300 }, (_, i) => (i % 37 === 0 ? '' : randomDocument(next, 30)));
     const before = leftovers();
-    for (const memoryBytes of [Infinity, 20_000, 0]) {
-      const store = new SetStore(memoryBytes, await temporarySpill(), () => false);
+    // The default layout, and one of 40-byte segments (sets across segments, and runs across slots) sorted in
+    // pieces of 200 bytes.
+    const layouts = [undefined, { bucketBits: 2, segmentBytes: 40, arrangeBytes: 200 }];
+    for (const [memoryBytes, layout] of [
+      [Infinity, undefined],
+      [20_000, undefined],
+      [0, undefined],
+      [20_000, layouts[1]],
+      [0, layouts[1]],
+    ] as const) {
+      const store = new SetStore(memoryBytes, await temporarySpill(), () => false, layout);
       // Appended in batches of documents out of order, as dedup() appends its distinct texts.
       const order = texts.map((_, i) => i).sort((x, y) => ((x * 7919) % 300) - ((y * 7919) % 300));
       for (let at = 0; at < order.length; at += 40) {
@@ -34,9 +51,10 @@ describe('SetStore', () => {
             docs.map((d) => texts[d]!),
             3,
           ).sets,
+          docs.map((d) => Math.imul(d, 2654435761) >>> 0),
         );
       }
-      await store.drain();
+      await store.arrange();
       if (memoryBytes === 0) {
         expect(store.spilledBytes).toBe(store.bytes);
         // The file's name was removed as soon as it was opened: a killed run leaves nothing behind.
@@ -78,7 +96,8 @@ describe('SetStore', () => {
         closed = true;
       },
     });
-    const store = new SetStore(0, failing, () => false);
+    // Segments of 64 bytes: the appends write several, and the second fails.
+    const store = new SetStore(0, failing, () => false, { bucketBits: 1, segmentBytes: 64, arrangeBytes: 1 << 20 });
     for (let at = 0; at < texts.length; at += 20) {
       const docs = Array.from({ length: 20 }, (_, q) => at + q);
       store.append(
@@ -100,6 +119,195 @@ describe('SetStore', () => {
     const s0 = u32[built.starts >>> 2]!;
     const e0 = u32[(built.starts >>> 2) + 1]!;
     expect([...u64.slice((built.sets >>> 3) + s0, (built.sets >>> 3) + e0)]).toEqual(sorted(refSet(texts[0]!, 3)));
+  });
+});
+
+/** A spill file in memory: writes finish in a seeded random order; reads are counted. */
+function memorySpill(seed: number, failAt = -1): { open: () => SpillFile; reads: () => number } {
+  let bytes = new Uint8Array(0);
+  let reads = 0;
+  let writes = 0;
+  let x = seed >>> 0 || 1;
+  const open = (): SpillFile => ({
+    write(data, position) {
+      const copy = data.slice();
+      const write = writes++;
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      const delay = (x >>> 0) % 3;
+      return new Promise((resolve, reject) =>
+        setTimeout(() => {
+          if (write === failAt) return reject(new Error(`write ${write} failed (test)`));
+          if (position + copy.length > bytes.length) {
+            const grown = new Uint8Array(Math.max(position + copy.length, bytes.length * 2));
+            grown.set(bytes);
+            bytes = grown;
+          }
+          bytes.set(copy, position);
+          resolve();
+        }, delay),
+      );
+    },
+    read(into, position) {
+      reads++;
+      if (position + into.length > bytes.length) throw new Error(`read past the end (${position + into.length})`);
+      into.set(bytes.subarray(position, position + into.length));
+    },
+    close() {},
+  });
+  return { open, reads: () => reads };
+}
+
+interface Appended {
+  /** Set of each document (by index), its key, and the order the documents were appended in. */
+  sets: Map<number, bigint[]>;
+  keys: Map<number, number>;
+  order: number[];
+}
+
+/** Appends `count` documents (random sizes, some empty; random keys, some equal) in batches in a random order. */
+function appendRandom(store: SetStore, next: () => number, count: number, withKeys: boolean): Appended {
+  const docs = Array.from({ length: count }, (_, i) => i);
+  for (let i = docs.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [docs[i], docs[j]] = [docs[j]!, docs[i]!];
+  }
+  const sets = new Map<number, bigint[]>();
+  const keys = new Map<number, number>();
+  for (let at = 0; at < docs.length; ) {
+    const batch = docs.slice(at, at + 1 + Math.floor(next() * 12));
+    at += batch.length;
+    const starts = new Uint32Array(batch.length + 1);
+    const data: bigint[] = [];
+    batch.forEach((d, q) => {
+      const size = next() < 0.15 ? 0 : 1 + Math.floor(next() * (next() < 0.1 ? 40 : 8));
+      const set = Array.from({ length: size }, (_, e) => (BigInt(d) << 32n) | BigInt(e));
+      sets.set(d, set);
+      keys.set(d, withKeys ? (next() < 0.2 ? 0x12345678 : Math.floor(next() * 2 ** 32)) : 0);
+      data.push(...set);
+      starts[q + 1] = data.length;
+    });
+    store.append(
+      batch,
+      { starts, data: BigUint64Array.from(data) },
+      withKeys ? batch.map((d) => keys.get(d)!) : undefined,
+    );
+  }
+  return { sets, keys, order: docs };
+}
+
+function loaded(store: SetStore, window: number[]): Map<number, bigint[]> {
+  const built = store.load(wasm(), window);
+  const { u32, u64 } = wasm().heap;
+  const out = new Map<number, bigint[]>();
+  window.forEach((d, q) => {
+    const s = u32[(built.starts >>> 2) + q]!;
+    const e = u32[(built.starts >>> 2) + q + 1]!;
+    out.set(d, [...u64.slice((built.sets >>> 3) + s, (built.sets >>> 3) + e)]);
+  });
+  return out;
+}
+
+describe('SetStore spill layout', () => {
+  it('reads back every set, in store order: memory first, then the file by bucket and key (seeded runs)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.constantFrom(0, 1, 3),
+        fc.constantFrom(8, 16, 40, 256),
+        fc.constantFrom(8, 64, 1 << 20),
+        fc.constantFrom(0, 200, 2000),
+        async (seed, count, bucketBits, segmentBytes, arrangeBytes, memoryBytes) => {
+          const next = rng(seed);
+          const layout: SpillLayout = { bucketBits, segmentBytes, arrangeBytes };
+          const spill = memorySpill(seed);
+          const store = new SetStore(memoryBytes, spill.open, () => false, layout);
+          const appended = appendRandom(store, next, count, true);
+          await store.arrange();
+          // Any window, in any order: each document gets its own set.
+          for (let w = 0; w < 4; w++) {
+            const window = appended.order.filter(() => next() < 0.3);
+            const got = loaded(store, window);
+            for (const d of window) expect(got.get(d), `doc ${d}`).toEqual(appended.sets.get(d));
+          }
+          // Whole buckets sorted (arrangeBytes beyond any bucket): the store order is the memory's documents as
+          // appended, then the file's by (bucket, key), ties in the order appended. The memory takes whole batches
+          // while they fit, so it holds a prefix of the order appended. (Without a file, sets load by index.)
+          if (arrangeBytes === 1 << 20 && store.spilledBytes > 0) {
+            const window = appended.order.slice();
+            store.load(wasm(), window);
+            // Where the order appended ends (or a file's first set happens to be the next appended: the same).
+            const memoryCount = window.findIndex((d, q) => d !== appended.order[q]);
+            const head = memoryCount < 0 ? window.length : memoryCount;
+            const rest = appended.order.slice(head);
+            const rank = new Map(rest.map((d, q) => [d, q]));
+            const bucket = (d: number) => Math.floor(appended.keys.get(d)! / 2 ** (32 - bucketBits));
+            const expected = rest
+              .slice()
+              .sort(
+                (x, y) =>
+                  bucket(x) - bucket(y) || appended.keys.get(x)! - appended.keys.get(y)! || rank.get(x)! - rank.get(y)!,
+              );
+            expect(window.slice(head)).toEqual(expected);
+          }
+          await store.close();
+        },
+      ),
+      { numRuns: 150, seed: 38 },
+    );
+  });
+
+  it('reads a window of neighbouring keys in few runs, where the order written would take one read per set', async () => {
+    const count = 2000;
+    const layout: SpillLayout = { bucketBits: 4, segmentBytes: 4096, arrangeBytes: 1 << 20 };
+    const reads: number[] = [];
+    const appended = appendRandom(new SetStore(Infinity, null, () => false), rng(7), count, true);
+    for (const withKeys of [true, false]) {
+      // The same documents appended one by one, under their keys or without: the window is the 100 smallest keys.
+      const spill = memorySpill(7);
+      const again = new SetStore(0, spill.open, () => false, layout);
+      for (const d of appended.order) {
+        const set = appended.sets.get(d)!;
+        again.append(
+          [d],
+          { starts: Uint32Array.of(0, set.length), data: BigUint64Array.from(set) },
+          withKeys ? [appended.keys.get(d)!] : undefined,
+        );
+      }
+      await again.arrange();
+      const window = appended.order
+        .filter((d) => appended.sets.get(d)!.length > 0)
+        .sort((x, y) => appended.keys.get(x)! - appended.keys.get(y)!)
+        .slice(0, 100);
+      const before = spill.reads();
+      const got = loaded(again, window);
+      reads.push(spill.reads() - before);
+      for (const d of window) expect(got.get(d)).toEqual(appended.sets.get(d));
+      await again.close();
+    }
+    // 100 sets of at most 8 × 40 bytes lie in at most a handful of segments of 4 KB, in one or two buckets.
+    expect(reads[0]).toBeLessThanOrEqual(8);
+    expect(reads[1]).toBeGreaterThan(50);
+  });
+
+  it('a write that fails while arranging fails arrange with its error, and the store still closes', async () => {
+    for (const failAt of [0, 3, 9, 30]) {
+      const spill = memorySpill(failAt, failAt);
+      const store = new SetStore(0, spill.open, () => false, { bucketBits: 1, segmentBytes: 16, arrangeBytes: 64 });
+      appendRandom(store, rng(failAt), 40, true);
+      await expect(store.arrange()).rejects.toThrow(`write ${failAt} failed (test)`);
+      await store.close();
+      expect(() => store.load(wasm(), [0])).toThrow('internal');
+    }
+    // And a new store works.
+    const spill = memorySpill(1);
+    const store = new SetStore(0, spill.open, () => false, { bucketBits: 1, segmentBytes: 16, arrangeBytes: 64 });
+    const appended = appendRandom(store, rng(1), 40, true);
+    await store.arrange();
+    const got = loaded(store, appended.order);
+    for (const d of appended.order) expect(got.get(d)).toEqual(appended.sets.get(d));
   });
 });
 
