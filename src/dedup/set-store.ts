@@ -137,9 +137,10 @@ export class SetStore implements SetSource {
 
   /**
    * Stores the sets of documents docs[0], docs[1], … (set q is sets' q-th), with their keys (keys[q]: the top 32
-   * bits of document q's fingerprint; without them the spilled sets stay in the order written).
+   * bits of document q's fingerprint; without them the spilled sets stay in the order written). Whether the store
+   * holds on to sets.data (kept in memory); if not, its buffer is the caller's again.
    */
-  append(docs: ArrayLike<number>, sets: CopiedSets, keys?: ArrayLike<number>): void {
+  append(docs: ArrayLike<number>, sets: CopiedSets, keys?: ArrayLike<number>): boolean {
     if (this.segments) throw new Error('internal: SetStore.append after arrange()');
     let top = 0;
     for (let q = 0; q < docs.length; q++) top = Math.max(top, docs[q]! + 1);
@@ -157,23 +158,25 @@ export class SetStore implements SetSource {
       }
       this.chunks.push({ start: base, data });
       this.memory += data.byteLength;
-    } else {
-      if (!this.spill) {
-        this.spill = this.openSpill!();
-        this.spilledFrom = base;
-      }
-      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-      const per = 2 ** (32 - this.layout.bucketBits); // keys per bucket (a shift by 32 would shift by 0)
-      for (let q = 0; q < docs.length; q++) {
-        const d = docs[q]!;
-        const bucket = this.buckets[Math.floor(this.key[d]! / per)]!;
-        // Until arranged, a spilled set's position is its place in its bucket, in bytes.
-        this.pos[d] = bucket.bytes;
-        bucket.docs = pushed(bucket.docs, bucket.count++, d);
-        this.fillBucket(bucket, bytes.subarray(sets.starts[q]! * 8, sets.starts[q + 1]! * 8));
-      }
+      this.total += data.length;
+      return true;
+    }
+    if (!this.spill) {
+      this.spill = this.openSpill!();
+      this.spilledFrom = base;
+    }
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const per = 2 ** (32 - this.layout.bucketBits); // keys per bucket (a shift by 32 would shift by 0)
+    for (let q = 0; q < docs.length; q++) {
+      const d = docs[q]!;
+      const bucket = this.buckets[Math.floor(this.key[d]! / per)]!;
+      // Until arranged, a spilled set's position is its place in its bucket, in bytes.
+      this.pos[d] = bucket.bytes;
+      bucket.docs = pushed(bucket.docs, bucket.count++, d);
+      this.fillBucket(bucket, bytes.subarray(sets.starts[q]! * 8, sets.starts[q + 1]! * 8));
     }
     this.total += data.length;
+    return false;
   }
 
   /** Copies `bytes` into the bucket's segments, writing each in the background as it fills. */

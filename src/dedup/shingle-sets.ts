@@ -331,13 +331,15 @@ export interface CopiedSets {
 
 /**
  * The shingle sets of `texts` (a batch: their sets must fit WebAssembly memory at once), copied out for the set
- * store; with `plan` (fingerprintsShareShingles(plan, …) must hold) also their fingerprints and feature counts,
- * from the same pass.
+ * store, into `spare` when it is large enough (a buffer of an earlier batch, whose pages are already mapped: a
+ * fresh one costs a page fault per 4 KiB); with `plan` (fingerprintsShareShingles(plan, …) must hold) also their
+ * fingerprints and feature counts, from the same pass.
  */
 export function copiedSets(
   texts: readonly (string | Uint8Array)[],
   width: number,
   plan: Plan | null = null,
+  spare: ArrayBuffer | null = null,
 ): { sets: CopiedSets; fingerprints: BigUint64Array | null; featureCounts: Float64Array | null } {
   const rt = wasm();
   const count = texts.length;
@@ -345,7 +347,11 @@ export function copiedSets(
   const { sets, starts, out, counts } = buildPass(rt, texts, width, bits, null);
   const { heap } = rt;
   const copiedStarts = heap.u32.slice(starts >>> 2, (starts >>> 2) + count + 1);
-  const data = heap.u64.slice(sets >>> 3, (sets >>> 3) + copiedStarts[count]!);
+  const words64 = copiedStarts[count]!;
+  // A new buffer has room for a batch a quarter larger, so that it can serve as the next batch's spare.
+  const buffer = spare && spare.byteLength >= words64 * 8 ? spare : new ArrayBuffer(Math.ceil(words64 * 1.25) * 8);
+  const data = new BigUint64Array(buffer, 0, words64);
+  data.set(heap.u64.subarray(sets >>> 3, (sets >>> 3) + words64));
   const words = bits / 64;
   return {
     sets: { starts: copiedStarts, data },

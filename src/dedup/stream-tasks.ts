@@ -19,6 +19,8 @@ export interface HashTask {
   copyKeys?: boolean;
   /** Also each text's shingle set of this many words per shingle (HashResult.sets); 0 or absent for none. */
   setsWidth?: number;
+  /** A buffer to copy the sets into, if large enough (one an earlier batch's sets came back in). */
+  setsSpare?: ArrayBuffer;
 }
 
 /** A batch's fingerprints, as typed-array columns by document in the batch, with what else was asked for. */
@@ -42,12 +44,13 @@ export function hashTexts(
   options: SimHashOptions,
   copyKeys = false,
   setsWidth = 0,
+  setsSpare: ArrayBuffer | null = null,
 ): HashResult {
   const hasher = createSimHasher(options);
   let result: HashResult;
   if (setsWidth > 0) {
     const fused = fingerprintsShareShingles(hasher.options, { width: setsWidth });
-    const built = copiedSets(texts, setsWidth, fused ? hasher.options : null);
+    const built = copiedSets(texts, setsWidth, fused ? hasher.options : null, setsSpare);
     const { fingerprints, featureCounts } =
       fused && built.fingerprints && built.featureCounts
         ? { fingerprints: built.fingerprints, featureCounts: built.featureCounts }
@@ -74,7 +77,7 @@ export function hashTexts(
 
 offerTasks({
   [HASH_TASK]: (task: HashTask) => {
-    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys, task.setsWidth);
+    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys, task.setsWidth, task.setsSpare ?? null);
     const spare = task.texts.bytes.buffer as ArrayBuffer;
     const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare];
     if (r.copyKeys) transfer.push(r.copyKeys.buffer as ArrayBuffer);

@@ -208,6 +208,8 @@ export async function dedupStream(
     }
   }
 
+  // The buffers of batches' sets that went to the spill file, for the next batches' sets (their pages mapped).
+  const setsSpares: ArrayBuffer[] = [];
   // Documents without words compare by their trimmed text's hash (copy keys 2 and 3), known once all are hashed.
   let copyKeys = new BigUint64Array(0);
   const store = verify
@@ -224,10 +226,13 @@ export async function dedupStream(
       { ...hashOptions, bits, ...stream },
       true,
       verify ? verify.width : 0,
+      setsSpares,
     )) {
       const n = batch.featureCounts.length;
       if (store && batch.sets) {
-        store.append(indices(batch.first, n), batch.sets, fingerprintKeys(batch.fingerprints, words));
+        const kept = store.append(indices(batch.first, n), batch.sets, fingerprintKeys(batch.fingerprints, words));
+        // As many as the batches in flight can use.
+        if (!kept && setsSpares.length < 2 * stream.threads) setsSpares.push(batch.sets.data.buffer as ArrayBuffer);
         if (store.backlogged) await store.drain();
       }
       keys.reserve((batch.first + n) * 4);

@@ -13,6 +13,7 @@ import {
   temporarySpill,
 } from '../../src/dedup/set-store.js';
 import { copiedSets } from '../../src/dedup/shingle-sets.js';
+import { hashBatches } from '../../src/dedup/stream-hash.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, rng } from '../reference.js';
 import { refSet } from './jaccard-reference.js';
@@ -308,6 +309,53 @@ describe('SetStore spill layout', () => {
     await store.arrange();
     const got = loaded(store, appended.order);
     for (const d of appended.order) expect(got.get(d)).toEqual(appended.sets.get(d));
+  });
+});
+
+describe('sets copied into spare buffers', () => {
+  it('copiedSets fills a spare that is large enough, and gives the same sets in a new buffer otherwise', () => {
+    const next = rng(21);
+    const texts = Array.from({ length: 50 }, (_, i) => (i % 9 === 0 ? '' : randomDocument(next, 40)));
+    const plain = copiedSets(texts, 3);
+    const words = plain.sets.starts[texts.length]!;
+    expect(words).toBeGreaterThan(100);
+    texts.forEach((t, d) => {
+      const { starts, data } = plain.sets;
+      expect([...data.subarray(starts[d]!, starts[d + 1]!)]).toEqual(sorted(refSet(t, 3)));
+    });
+    for (const spareWords of [words, words + 7, words - 1]) {
+      const spare = new ArrayBuffer(spareWords * 8);
+      new Uint8Array(spare).fill(0xa5); // what an earlier batch left there
+      const got = copiedSets(texts, 3, null, spare);
+      expect(got.sets.data.buffer === spare, `spare of ${spareWords} words`).toBe(spareWords >= words);
+      expect(got.sets.data.length).toBe(words);
+      expect([...got.sets.data]).toEqual([...plain.sets.data]);
+      expect([...got.sets.starts]).toEqual([...plain.sets.starts]);
+    }
+  });
+
+  it('hashBatches takes spares for its batches, on one thread and on two, with the same sets', async () => {
+    const next = rng(22);
+    const texts = Array.from({ length: 120 }, () => randomDocument(next, 30));
+    const batchesOf = async (threads: number, spares: ArrayBuffer[]) => {
+      const out: bigint[][] = [];
+      for await (const batch of hashBatches(texts, { threads, batchBytes: 2000 }, true, 3, spares)) {
+        const { starts, data } = batch.sets!;
+        for (let q = 0; q + 1 < starts.length; q++) out.push([...data.subarray(starts[q]!, starts[q + 1]!)]);
+        // Handed back, as dedupStream does with the batches whose sets went to the file.
+        spares.push(data.buffer as ArrayBuffer);
+      }
+      return out;
+    };
+    const expected = texts.map((t) => sorted(refSet(t, 3)));
+    for (const threads of [1, 2]) {
+      const spares = [new ArrayBuffer(1 << 20)];
+      const first = spares[0]!;
+      expect(await batchesOf(threads, spares)).toEqual(expected);
+      // The first batch took the spare (on two threads it went to a worker and came back with the sets).
+      expect(first.byteLength === 0 || spares.some((b) => b === first)).toBe(true);
+      expect(spares.length).toBeGreaterThan(1);
+    }
   });
 });
 
