@@ -12,6 +12,7 @@ import {
   type PairsMode,
   type Rows,
   candidatePairs,
+  halvesOf,
   mapped,
   sortPairs,
   spanningPairs,
@@ -140,6 +141,23 @@ export const walkChunk = { pairs: JOIN_CHUNK_PAIRS };
  * says each fingerprint's cluster so far (roots()) for the walk to skip pairs inside one. The walk may run on this
  * thread or on a worker beside it (join-beside.ts), told the clusters as late either way (verifiedBefore).
  */
+/**
+ * The `count` fingerprints' indices by their top 32 bits (of the first word at 128 bits), ties in index order: the
+ * order of the set store's file (set-store.ts), so that a window of pairs inside groups, taken in this order, reads
+ * its sets in few runs (in group order, on 2 GB of edited copies, the first windows took 37 k reads of 5 KB).
+ * The groups are disjoint: their order changes no pair's verdict.
+ */
+function byFingerprint(fps: BigUint64Array, count: number): Uint32Array {
+  const words = count === 0 ? 1 : fps.length / count;
+  const halves = halvesOf(fps);
+  const keyed = new BigUint64Array(count);
+  for (let g = 0; g < count; g++) keyed[g] = (BigInt(halves[g * words * 2 + 1]!) << 32n) | BigInt(g);
+  keyed.sort();
+  const order = new Uint32Array(count);
+  for (let q = 0; q < count; q++) order[q] = Number(keyed[q]! & 0xffffffffn);
+  return order;
+}
+
 export class ChunkVerifier {
   /** The rule the walk applies to set sizes (or null: no sizes known before verification). */
   readonly sizeFilter: SizeFilter | null;
@@ -169,7 +187,7 @@ export class ChunkVerifier {
     this.batch = new DocumentPairBatch(this.forest, (pairs) => this.verify(n, pairs), sizes, threshold);
     this.clusterOfFp = new Uint32Array(this.rows.start.length - 1);
     // Distinct texts with one fingerprint, then the join's pairs.
-    this.batch.within(this.rows, this.members);
+    this.batch.within(this.rows, this.members, byFingerprint(groups.distinctFps, this.rows.start.length - 1));
     this.batch.flush();
   }
 
@@ -327,9 +345,9 @@ export class DocumentPairBatch {
   }
 
   /** All pairs inside each group of `rows` (members given as documents), at distance 0. */
-  within(rows: Rows, members: Uint32Array): void {
+  within(rows: Rows, members: Uint32Array, order: Uint32Array): void {
     const { start } = rows;
-    for (let g = 0; g + 1 < start.length; g++) {
+    for (const g of order) {
       const s = start[g]!;
       const e = start[g + 1]!;
       if (e - s < 2 || this.oneTree(members, s, e) !== -1) continue;
