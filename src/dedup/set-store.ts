@@ -12,6 +12,7 @@
 import type { Runtime } from '../runtime/wasm.js';
 import { align16, regions } from '../runtime/marshal.js';
 import { type BuiltSets, type CopiedSets, verifyRegions } from './shingle-sets.js';
+import { sortedByKey } from './dedup-groups.js';
 import type { SetSource } from './pair-checks.js';
 
 /** Where sets beyond the memory budget go: positions and lengths in bytes. */
@@ -322,7 +323,7 @@ export class SetStore implements SetSource {
       const piece = docs.subarray(i, j);
       if (piece.length > 1) {
         this.readFile(input.subarray(0, end - from), bucketStart + from);
-        const sorted = byKey(piece, key);
+        const sorted = sortedByKey(piece, key);
         const out = await output();
         let at = 0;
         for (const d of sorted) {
@@ -496,22 +497,6 @@ export class SetStore implements SetSource {
     this.spill?.close();
     this.spill = null;
   }
-}
-
-/** `docs` sorted by key, then by their order in `docs`. */
-function byKey(docs: Uint32Array, key: Uint32Array): Uint32Array {
-  const n = docs.length;
-  if (n <= 2 ** 21) {
-    // Key and place in one exact double (32 + 21 bits): a typed-array sort, with no comparator.
-    const order = new Float64Array(n);
-    for (let q = 0; q < n; q++) order[q] = key[docs[q]!]! * 2 ** 21 + q;
-    order.sort();
-    const sorted = new Uint32Array(n);
-    for (let q = 0; q < n; q++) sorted[q] = docs[order[q]! % 2 ** 21]!;
-    return sorted;
-  }
-  const order = Array.from({ length: n }, (_, q) => q).sort((x, y) => key[docs[x]!]! - key[docs[y]!]! || x - y);
-  return Uint32Array.from(order, (q) => docs[q]!);
 }
 
 /** `list` with `value` at `at`, grown (doubled) when full. */

@@ -14,7 +14,7 @@ import {
   featurelessByTrimmedText,
   dedupResult,
 } from './dedup.js';
-import { collapse, tooManyPairs } from './dedup-groups.js';
+import { collapse, fingerprintKeys, tooManyPairs } from './dedup-groups.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import { findNearDuplicates, joinIfSmall } from '../join/find-near-duplicates.js';
 import { WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
@@ -299,15 +299,6 @@ export async function dedupStream(
   } finally {
     await store?.close();
   }
-}
-
-/** Each fingerprint's top 32 bits (of its first word at 128 bits): the set store arranges its file by them. */
-function fingerprintKeys(fingerprints: BigUint64Array, words: number): Uint32Array {
-  const halves = new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
-  const n = fingerprints.length / words;
-  const keys = new Uint32Array(n);
-  for (let q = 0; q < n; q++) keys[q] = halves[q * words * 2 + 1]!; // little-endian: the high half second
-  return keys;
 }
 
 /** first, first + 1, …, first + n - 1. */
