@@ -351,7 +351,6 @@ export class SetStore implements SetSource {
       else hi = mid - 1;
     }
     for (let done = 0; done < length; ) {
-      const first = s;
       const position = slot[s]! * segmentBytes + (at + done - start[s]!);
       let stop = s + 1 < start.length ? start[s + 1]! : end;
       // Segments in consecutive slots, each full, are one run of the file.
@@ -360,7 +359,7 @@ export class SetStore implements SetSource {
         stop = s + 1 < start.length ? start[s + 1]! : end;
       }
       const n = Math.min(length - done, stop - (at + done));
-      if (n <= 0 || first > s) throw new Error(`internal: set store run at ${at + done} beyond the file`);
+      if (n <= 0) throw new Error(`internal: set store run at ${at + done} beyond the file`);
       fn(position, done, n);
       done += n;
       s++;
