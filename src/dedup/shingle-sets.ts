@@ -322,6 +322,11 @@ export function histogramsFor(rt: Runtime, { starts, count }: BuiltSets): number
 }
 
 /** Shingle sets copied out of WebAssembly memory: document d's set is data[starts[d]..starts[d + 1]). */
+/** A buffer handed back for the next batch's sets (null: none yet); see copiedSets. */
+export interface SetsReuse {
+  spare: ArrayBuffer | null;
+}
+
 export interface CopiedSets {
   /** Where each document's set begins in `data`, plus its end: documents + 1 offsets, in u64 words. */
   starts: Uint32Array;
@@ -331,15 +336,16 @@ export interface CopiedSets {
 
 /**
  * The shingle sets of `texts` (a batch: their sets must fit WebAssembly memory at once), copied out for the set
- * store, into `spare` when it is large enough (a buffer of an earlier batch, whose pages are already mapped: a
- * fresh one costs a page fault per 4 KiB); with `plan` (fingerprintsShareShingles(plan, …) must hold) also their
- * fingerprints and feature counts, from the same pass.
+ * store; with `plan` (fingerprintsShareShingles(plan, …) must hold) also their fingerprints and feature counts,
+ * from the same pass. With `reuse` (a caller that hands buffers back), into reuse.spare when it is large enough (a
+ * buffer of an earlier batch, whose pages are already mapped: a fresh one costs a page fault per 4 KiB), or else a
+ * new buffer with room for a batch a quarter larger, to serve as a later spare; without, a buffer of their size.
  */
 export function copiedSets(
   texts: readonly (string | Uint8Array)[],
   width: number,
   plan: Plan | null = null,
-  spare: ArrayBuffer | null = null,
+  reuse: SetsReuse | null = null,
 ): { sets: CopiedSets; fingerprints: BigUint64Array | null; featureCounts: Float64Array | null } {
   const rt = wasm();
   const count = texts.length;
@@ -348,8 +354,11 @@ export function copiedSets(
   const { heap } = rt;
   const copiedStarts = heap.u32.slice(starts >>> 2, (starts >>> 2) + count + 1);
   const words64 = copiedStarts[count]!;
-  // A new buffer has room for a batch a quarter larger, so that it can serve as the next batch's spare.
-  const buffer = spare && spare.byteLength >= words64 * 8 ? spare : new ArrayBuffer(Math.ceil(words64 * 1.25) * 8);
+  const spare = reuse?.spare;
+  const buffer =
+    spare && spare.byteLength >= words64 * 8
+      ? spare
+      : new ArrayBuffer((reuse ? Math.ceil(words64 * 1.25) : words64) * 8);
   const data = new BigUint64Array(buffer, 0, words64);
   data.set(heap.u64.subarray(sets >>> 3, (sets >>> 3) + words64));
   const words = bits / 64;

@@ -98,15 +98,15 @@ export function simhashStream(
 
 /**
  * simhashStream, with each batch's copy keys too when `copyKeys` (dedupStream's grouping), and its shingle sets of
- * `setsWidth` words per shingle when that is above 0 (dedupStream's verification). Sets are copied into buffers
- * taken from `setsSpares` where the caller has put some back (the buffers of batches it is done with).
+ * `setsWidth` words per shingle when that is above 0 (dedupStream's verification). With `setsSpares`, sets are
+ * copied into buffers taken from it where the caller has put some back (the buffers of batches it is done with).
  */
 export async function* hashBatches(
   texts: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   options: SimHashOptions & StreamOptions,
   copyKeys: boolean,
   setsWidth = 0,
-  setsSpares: ArrayBuffer[] = [],
+  setsSpares: ArrayBuffer[] | null = null,
 ): AsyncGenerator<SimHashStreamBatch, void, undefined> {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`options must be an object, got ${show(options)}`);
@@ -127,10 +127,10 @@ export async function* hashBatches(
     if (batch.length === 0) return;
     const first = index - batch.length;
     let result: Promise<HashResult>;
-    const setsSpare = setsWidth > 0 ? (setsSpares.pop() ?? null) : null;
+    const setsReuse = setsWidth > 0 && setsSpares ? { spare: setsSpares.pop() ?? null } : null;
     // Work of one batch in all is done here: starting a worker would cost more than it saves.
     if (!pool || (last && submitted === 0))
-      result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys, setsWidth, setsSpare));
+      result = Promise.resolve(hashTexts(batch, hashOptions, copyKeys, setsWidth, setsReuse));
     else {
       // dedupStream also needs each text's copy keys: the stream's own task computes both where the text is.
       if (copyKeys) {
@@ -139,10 +139,10 @@ export async function* hashBatches(
           options: hashOptions,
           copyKeys,
           setsWidth,
-          ...(setsSpare ? { setsSpare } : {}),
+          ...(setsReuse ? { setsReuse } : {}),
         };
         const transfer = transferOf(task.texts);
-        if (setsSpare) transfer.push(setsSpare);
+        if (setsReuse?.spare) transfer.push(setsReuse.spare);
         result = pool.run<WithSpare<HashResult>>(HASH_TASK, task, o.threads, transfer).then(keepSpare);
       } else result = fingerprintInWorker(pool, batch, plan, o.threads);
       result.catch(() => undefined); // awaited below, in order; this only keeps it from counting as unhandled

@@ -7,7 +7,7 @@ import { offerTasks } from '../runtime/pool-worker.js';
 import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
 import type { WithSpare } from '../runtime/spare-buffers.js';
 import { contentHashes } from './exact-copies.js';
-import { type CopiedSets, copiedSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
+import { type CopiedSets, type SetsReuse, copiedSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
 
 /** The pool task that fingerprints a batch together with its copy keys. */
 export const HASH_TASK = 'stream-hash';
@@ -19,8 +19,8 @@ export interface HashTask {
   copyKeys?: boolean;
   /** Also each text's shingle set of this many words per shingle (HashResult.sets); 0 or absent for none. */
   setsWidth?: number;
-  /** A buffer to copy the sets into, if large enough (one an earlier batch's sets came back in). */
-  setsSpare?: ArrayBuffer;
+  /** Buffers handed back: the sets go into reuse.spare if large enough (copiedSets). */
+  setsReuse?: SetsReuse;
 }
 
 /** A batch's fingerprints, as typed-array columns by document in the batch, with what else was asked for. */
@@ -44,13 +44,13 @@ export function hashTexts(
   options: SimHashOptions,
   copyKeys = false,
   setsWidth = 0,
-  setsSpare: ArrayBuffer | null = null,
+  setsReuse: SetsReuse | null = null,
 ): HashResult {
   const hasher = createSimHasher(options);
   let result: HashResult;
   if (setsWidth > 0) {
     const fused = fingerprintsShareShingles(hasher.options, { width: setsWidth });
-    const built = copiedSets(texts, setsWidth, fused ? hasher.options : null, setsSpare);
+    const built = copiedSets(texts, setsWidth, fused ? hasher.options : null, setsReuse);
     const { fingerprints, featureCounts } =
       fused && built.fingerprints && built.featureCounts
         ? { fingerprints: built.fingerprints, featureCounts: built.featureCounts }
@@ -77,7 +77,7 @@ export function hashTexts(
 
 offerTasks({
   [HASH_TASK]: (task: HashTask) => {
-    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys, task.setsWidth, task.setsSpare ?? null);
+    const r = hashTexts(unpackTexts(task.texts), task.options, task.copyKeys, task.setsWidth, task.setsReuse ?? null);
     const spare = task.texts.bytes.buffer as ArrayBuffer;
     const transfer = [r.fingerprints.buffer as ArrayBuffer, r.featureCounts.buffer as ArrayBuffer, spare];
     if (r.copyKeys) transfer.push(r.copyKeys.buffer as ArrayBuffer);

@@ -326,12 +326,16 @@ describe('sets copied into spare buffers', () => {
     for (const spareWords of [words, words + 7, words - 1]) {
       const spare = new ArrayBuffer(spareWords * 8);
       new Uint8Array(spare).fill(0xa5); // what an earlier batch left there
-      const got = copiedSets(texts, 3, null, spare);
+      const got = copiedSets(texts, 3, null, { spare });
       expect(got.sets.data.buffer === spare, `spare of ${spareWords} words`).toBe(spareWords >= words);
       expect(got.sets.data.length).toBe(words);
       expect([...got.sets.data]).toEqual([...plain.sets.data]);
       expect([...got.sets.starts]).toEqual([...plain.sets.starts]);
     }
+    // Without a caller that hands buffers back, the sets take only their own bytes; with one but no spare yet, a new
+    // buffer with room for a later, larger batch.
+    expect(plain.sets.data.buffer.byteLength).toBe(words * 8);
+    expect(copiedSets(texts, 3, null, { spare: null }).sets.data.buffer.byteLength).toBeGreaterThanOrEqual(words * 10);
   });
 
   it('hashBatches takes spares for its batches, on one thread and on two, with the same sets', async () => {
