@@ -322,16 +322,16 @@ export function histogramsFor(rt: Runtime, { starts, count }: BuiltSets): number
 }
 
 /** Shingle sets copied out of WebAssembly memory: document d's set is data[starts[d]..starts[d + 1]). */
-/** A buffer handed back for the next batch's sets (null: none yet); see copiedSets. */
-export interface SetsReuse {
-  spare: ArrayBuffer | null;
-}
-
 export interface CopiedSets {
   /** Where each document's set begins in `data`, plus its end: documents + 1 offsets, in u64 words. */
   starts: Uint32Array;
   /** Every document's sorted distinct 64-bit shingle hashes, one set after another. */
   data: BigUint64Array;
+}
+
+/** A buffer handed back for the next batch's sets (null: none yet); see copiedSets. */
+export interface SetsReuse {
+  spare: ArrayBuffer | null;
 }
 
 /**
