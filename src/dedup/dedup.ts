@@ -419,6 +419,13 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const fits = bytes <= DEDUP_WINDOW_BYTES;
   const fused = verify && fits && fingerprintsShareShingles(hasher.options, verify);
   const oneWindow = fused ? fingerprintWithSets(texts, distinct, hasher.options) : null;
+  // An exact copy has its first copy's set (the same text). Without one, the join's size rule found a document of
+  // unknown size and was off for the whole call: 100 MB with 5 edited copies of each document and a few exact
+  // copies gave 166,889 candidates where the set store's path gave 99,632.
+  if (oneWindow) {
+    const { setOf } = oneWindow.prebuilt;
+    for (let i = 0; i < n; i++) if (copyOf[i] !== i) setOf[i] = setOf[copyOf[i]!]!;
+  }
   const store = verify && !fits ? new SetStore(Infinity, null, textSource(texts, verify.width).sameWordless) : null;
   const hashed =
     oneWindow ??

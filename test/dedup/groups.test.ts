@@ -220,6 +220,35 @@ describe('near-duplicate groups', () => {
     expect(got[0]!.checks).toBeLessThan(got[0]!.candidates);
   });
 
+  it('an exact copy leaves the join its rule on set sizes: dedup() gives the candidates and checks it gives without it', () => {
+    // Pairs whose fingerprints are near but whose sets are not: a text, and the text ten times over plus as many
+    // other words (the repeats weigh its shingles tenfold in the fingerprint; its set is twice the size, J <= 0.5).
+    const next = rng(43);
+    const word = () => `w${Math.floor(next() * 1e9).toString(36)}`;
+    const texts: string[] = [];
+    for (let g = 0; g < 20; g++) {
+      const a = Array.from({ length: 40 }, word).join(' ');
+      texts.push(a, [...Array<string>(10).fill(a), Array.from({ length: 40 }, word).join(' ')].join(' '));
+    }
+    const distance = (x: string, y: string) =>
+      [...(referenceFingerprint(x, { bits: 64 }) ^ referenceFingerprint(y, { bits: 64 })).toString(2)].filter(
+        (c) => c === '1',
+      ).length;
+    const near = texts.filter((_, i) => i % 2 === 0 && distance(texts[i]!, texts[i + 1]!) <= 12);
+    expect(near.length).toBeGreaterThan(15);
+    const alone = dedup(texts);
+    expect(alone.candidates).toBe(0); // every near pair ruled out by its sizes, before verification
+    // The one pass builds sets for distinct texts only: a copy has its first copy's, so every size is known.
+    const withCopies = dedup([...texts, texts[0]!, texts[0]!, texts[3]!]);
+    expect(withCopies.candidates).toBe(alone.candidates);
+    expect(withCopies.checks).toBe(alone.checks);
+    expect(withCopies.clusterCount).toBe(alone.clusterCount);
+    expect(withCopies.clusterOf[40]).toBe(withCopies.clusterOf[0]);
+    expect(withCopies.clusterOf[42]).toBe(withCopies.clusterOf[3]);
+    // The verdicts are those of verifying every near pair.
+    expect(dedup(texts, { pairs: 'all' }).clusterCount).toBe(alone.clusterCount);
+  });
+
   it('a group of m edited copies costs at most 2m checks, in one cluster, in memory and streamed', async () => {
     for (const m of [500, 3000]) {
       const texts = pureGroup(m, m);
