@@ -263,6 +263,13 @@ export function fingerprintKeys(fingerprints: BigUint64Array, words: number): Ui
   return keys;
 }
 
+/** first, first + 1, …, first + n - 1. */
+export function indices(first: number, n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  for (let q = 0; q < n; q++) out[q] = first + q;
+  return out;
+}
+
 /** `docs` sorted by key[doc], then by their order in `docs`. */
 export function sortedByKey(docs: Uint32Array, key: Uint32Array): Uint32Array {
   const n = docs.length;

@@ -14,7 +14,7 @@ import {
   featurelessByTrimmedText,
   dedupResult,
 } from './dedup.js';
-import { collapse, fingerprintKeys, tooManyPairs } from './dedup-groups.js';
+import { collapse, fingerprintKeys, indices, tooManyPairs } from './dedup-groups.js';
 import { planJoinFor } from '../join/join-estimate.js';
 import { findNearDuplicates, joinIfSmall } from '../join/find-near-duplicates.js';
 import { WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
@@ -299,13 +299,6 @@ export async function dedupStream(
   } finally {
     await store?.close();
   }
-}
-
-/** first, first + 1, …, first + n - 1. */
-function indices(first: number, n: number): Uint32Array {
-  const out = new Uint32Array(n);
-  for (let q = 0; q < n; q++) out[q] = first + q;
-  return out;
 }
 
 function locatorField(value: unknown, name: string, index: number, fallback: number, max: number): number {

@@ -14,6 +14,7 @@ import {
   sortedByKey,
   candidatePairs,
   fingerprintKeys,
+  indices,
   mapped,
   sortPairs,
   spanningPairs,
@@ -144,9 +145,7 @@ export const walkChunk = { pairs: JOIN_CHUNK_PAIRS };
  * changes no pair's verdict.
  */
 function byFingerprint(fps: BigUint64Array, count: number): Uint32Array {
-  const indices = new Uint32Array(count);
-  for (let g = 0; g < count; g++) indices[g] = g;
-  return sortedByKey(indices, fingerprintKeys(fps, count === 0 ? 1 : fps.length / count));
+  return sortedByKey(indices(0, count), fingerprintKeys(fps, count === 0 ? 1 : fps.length / count));
 }
 
 /**
