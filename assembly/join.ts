@@ -340,7 +340,7 @@ export function radixSort(
 }
 
 // @ts-ignore: decorator
-@inline function pairKey(x: u32, y: u32, shift: u32): u64 {
+@inline export function pairKey(x: u32, y: u32, shift: u32): u64 {
   return x < y ? (<u64>x << <u64>shift) | <u64>y : (<u64>y << <u64>shift) | <u64>x;
 }
 
@@ -351,7 +351,7 @@ export function radixSort(
  * run of m near-duplicates already clustered costs O(m), not O(m²).
  */
 // @ts-ignore: decorator
-@inline const NO_ROOT: u32 = 0xffffffff;
+@inline export const NO_ROOT: u32 = 0xffffffff;
 
 // @ts-ignore: decorator
 @inline function rootOf(idx: usize, roots: usize, at: u32): u32 {
@@ -552,7 +552,7 @@ function scanBlocks(keys: usize, los: usize, idx: usize, roots: usize, ends: usi
  * (Skipping whole segments of a run by their size range was tried: on 2 GB of edited copies it walked no faster.)
  */
 // @ts-ignore: decorator
-@inline function sizesMayPass(sizes: usize, a: u32, b: u32, ratio: f64): bool {
+@inline export function sizesMayPass(sizes: usize, a: u32, b: u32, ratio: f64): bool {
   let pa = sizes + (<usize>a << 3);
   let pb = sizes + (<usize>b << 3);
   return !(<f64>load<u32>(pa, 4) < ratio * <f64>load<u32>(pb) - SIZE_SLACK ||

@@ -15,6 +15,7 @@ export { contentHashes, firstOfEqual } from './exact-copies';
 export { jsonFields } from './json-field';
 export { bandPairKeys } from './size-band';
 export { probeIndex, probeQuery } from './probe-join';
+export { joinProbe64 } from './join-probe';
 export { hammingDistances64, hammingDistances128, hammingCount64, hammingCount128, hammingCollect64, hammingCollect128, hammingHistogram64, hammingHistogram128, hammingJoin, hammingJoinStepPairs, hammingJoinTile, hammingScanBlock, hammingEightStreamsMin, hammingSetBlocked } from './hamming';
 
 // Layouts shared with the TypeScript side, exported as globals so a test can check the compiled module's copy

@@ -4,7 +4,8 @@
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { checkTextItems, show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
-import { joinInBand, sizeBand } from './size-band.js';
+import { fingerprintSizeRanges, joinInBand, sizeBand } from './size-band.js';
+import { findWithPlan } from '../join/join.js';
 import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
 import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
 import { textSource } from './pair-checks.js';
@@ -36,9 +37,10 @@ import { checkJoinArgs, comparesAllPairs, joinIfSmallHere, joinOnThisThread } fr
 export type { VerifyOptions } from './verify-pairs.js';
 
 /**
- * dedup's join of the distinct fingerprints. When the plan compares all pairs and the fused pass gave every set's
- * size, only the pairs whose sizes could reach the verifier's threshold are compared (size-band.ts): the pairs
- * left out would all be rejected, so the verified pairs are the same.
+ * dedup's join of the distinct fingerprints. When the fused pass gave every set's size, only the pairs whose sizes
+ * could reach the verifier's threshold come out: the pairs left out would all be rejected, so the verified pairs
+ * are the same. A plan that compares all pairs compares only those (size-band.ts); a probe plan drops the others
+ * as it meets them.
  */
 function distinctPairs(
   groups: Collapsed,
@@ -53,6 +55,10 @@ function distinctPairs(
   if (verify && prebuilt && comparesAllPairs(plan) && n >= 2) {
     const band = sizeBand(groups, prebuilt.setOf, prebuilt.setSizes, verify.threshold);
     if (band) return joinInBand(groups, band, k, bits);
+  }
+  if (verify && prebuilt && plan.radii) {
+    const range = fingerprintSizeRanges(groups, prebuilt.setOf, prebuilt.setSizes);
+    if (range) return findWithPlan(fps, plan, { range, threshold: verify.threshold });
   }
   return joinOnThisThread(fps, plan, n, k, bits);
 }

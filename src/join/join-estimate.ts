@@ -15,6 +15,7 @@ import {
   tableCostFixed,
   withSortBits,
 } from './join-plan.js';
+import { probePlan } from './join-probe.js';
 
 /** Fingerprints sampled (stratified: one from each of SAMPLE equal slices). */
 const SAMPLE = 512;
@@ -88,6 +89,10 @@ export function planJoinFor(fps: BigUint64Array, n: number, k: number, bits: 64 
       const cost = estimate(plan, values, runs[i]!);
       if (cost < best.cost) best = { plan, cost };
     });
+  }
+  if (bits === 64) {
+    const probe = probePlan(fps, n, k);
+    if (probe && probe.cost + scale * near.a.length * OUT_PAIR < best.cost) return probe;
   }
   return best.plan;
 }

@@ -18,6 +18,11 @@ export interface JoinPlan {
   readonly passes: number;
   /** Estimated cost, arbitrary units (for tests and the bench). */
   readonly cost: number;
+  /**
+   * A probe plan (join-probe.ts, 64 bits only): block q is probed within radii[q] bits, the radii + 1 adding up
+   * to k + 1, and tables[q] is [q]. Absent: tables of block keys, walked.
+   */
+  readonly radii?: readonly number[];
 }
 
 /**

@@ -9,6 +9,7 @@ import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 import type { Pairs } from '../results.js';
 import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
+import { probeFlips, probeMasks } from './join-probe.js';
 
 /**
  * The most pairs a join returns, and the most candidate pairs of distinct texts dedup checks: each costs about 33
@@ -116,6 +117,36 @@ interface JoinKernels {
     sizes: number,
     ratio: number,
   ): number;
+  probeIndex(
+    fps: number,
+    n: number,
+    shift: number,
+    width: number,
+    offsets: number,
+    sorted: number,
+    index: number,
+  ): void;
+  joinProbe64(
+    sorted: number,
+    index: number,
+    n: number,
+    offsets: number,
+    shift: number,
+    width: number,
+    flips: number,
+    nFlips: number,
+    k: number,
+    prev: number,
+    prevRadius: number,
+    nPrev: number,
+    pairShift: number,
+    out: number,
+    cap: number,
+    state: number,
+    roots: number,
+    sizes: number,
+    ratio: number,
+  ): number;
   joinUnpack(
     keys: number,
     count: number,
@@ -151,8 +182,11 @@ function joinRegions(heap: Heap, slot = 0): JoinRegions {
   return r;
 }
 
-/** Runs the planned join in this thread. */
-export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): Pairs {
+/**
+ * Runs the planned join in this thread; with `sizes`, without the pairs whose shingle-set sizes rule out the
+ * threshold (dedup()'s join under verification).
+ */
+export function findWithPlan(fps: BigUint64Array, plan: JoinPlan, sizes: SizeFilter | null = null): Pairs {
   const rt = wasm();
   const n = fps.length / (plan.bits / 64);
   if (n < 2) return emptyPairs();
@@ -161,6 +195,10 @@ export function findWithPlan(fps: BigUint64Array, plan: JoinPlan): Pairs {
     fps,
     plan,
     plan.tables.map((_, t) => t),
+    null,
+    null,
+    0,
+    sizes,
   );
   return sortAndUnpack(rt, plan.bits, n, ptr, count, fpsPtr);
 }
@@ -397,8 +435,10 @@ function* walkTableSteps(
   chunked: ChunkedWalk | null = null,
   budget: number | null = null,
   slot = 0,
+  wholeSizes: SizeFilter | null = null,
 ): Generator<void, WalkedKeys, void> {
   const { heap } = rt;
+  const sizeFilter = chunked?.sizes ?? wholeSizes;
   const kernels = rt.kernels as unknown as JoinKernels;
   const r = joinRegions(heap, slot);
   const words = plan.bits / 64;
@@ -432,7 +472,11 @@ function* walkTableSteps(
     // The walk's scratch while roots are in use (u32 per table entry): segment ends, the scan blocks' ends, first
     // members and radii, and the bits in which a block's members differ (u64 per word; assembly/join.ts scanBlocks).
     ends: chunked ? 4 * idxBytes + words * keyBytes : 0,
-    sizes: chunked?.sizes ? align16(n * 8) : 0,
+    sizes: sizeFilter ? align16(n * 8) : 0,
+    // A probe plan's offsets of each block value, flips and radii (keysB and idxB hold a block's order).
+    offsets: plan.radii ? align16((2 ** Math.max(...plan.blocks.map((x) => x.width)) + 1) * 4) : 0,
+    flips: plan.radii ? align16(Math.max(...probeFlipLists(plan).map((f) => f.byteLength))) : 0,
+    radii: plan.radii ? align16(plan.radii.length * 4) : 0,
   };
   let at = r.tables.reserve(Object.values(sizes).reduce((s, x) => s + x, 0));
   const p = {} as Record<keyof typeof sizes, number>;
@@ -441,8 +485,8 @@ function* walkTableSteps(
     at += size;
   }
 
-  if (chunked?.sizes) heap.u32.set(chunked.sizes.range, p.sizes >>> 2);
-  const ratio = chunked?.sizes?.threshold ?? 0;
+  if (sizeFilter) heap.u32.set(sizeFilter.range, p.sizes >>> 2);
+  const ratio = sizeFilter?.threshold ?? 0;
   const pairShift = pairShiftFor(n);
   const lowShift = 64 - plan.sortBits;
   const topMask = plan.sortBits === 0 ? 0n : ((1n << BigInt(plan.sortBits)) - 1n) << BigInt(lowShift);
@@ -473,53 +517,61 @@ function* walkTableSteps(
     key: bigint,
   ): Generator<void, void, void> {
     const { keyWidth, earlier } = rules.get(table)!;
+    yield* pump(() =>
+      words === 1
+        ? kernels.joinWalk64(
+            keys,
+            idx,
+            m,
+            top,
+            plan.k,
+            p.masks,
+            key,
+            earlier,
+            pairShift,
+            out + count * 8,
+            cap - count,
+            p.state,
+            p.roots,
+            p.ends,
+            p.sizes,
+            ratio,
+          )
+        : kernels.joinWalk128(
+            keys,
+            los,
+            idx,
+            m,
+            top,
+            plan.k,
+            p.masks,
+            key,
+            topBits(keyWidth - 64),
+            earlier,
+            pairShift,
+            out + count * 8,
+            cap - count,
+            p.state,
+            p.roots,
+            p.ends,
+            p.sizes,
+            ratio,
+          ),
+    );
+  };
+  /**
+   * Runs a walk (or a probe) that writes pairs at out + count and stops when the output is full or its table is
+   * done (state[2] = 1), until done: chunked, each full output goes to `consume` and the walk pauses; otherwise the
+   * output grows, up to the budget and MAX_JOIN_PAIRS.
+   */
+  const pump = function* (walk: () => number): Generator<void, void, void> {
     heap.u32.fill(0, p.state >>> 2, (p.state >>> 2) + 4);
     for (;;) {
       if (chunked && rootsStale) {
         heap.u32.set(chunked.roots(), p.roots >>> 2);
         rootsStale = false;
       }
-      const written =
-        words === 1
-          ? kernels.joinWalk64(
-              keys,
-              idx,
-              m,
-              top,
-              plan.k,
-              p.masks,
-              key,
-              earlier,
-              pairShift,
-              out + count * 8,
-              cap - count,
-              p.state,
-              p.roots,
-              p.ends,
-              p.sizes,
-              ratio,
-            )
-          : kernels.joinWalk128(
-              keys,
-              los,
-              idx,
-              m,
-              top,
-              plan.k,
-              p.masks,
-              key,
-              topBits(keyWidth - 64),
-              earlier,
-              pairShift,
-              out + count * 8,
-              cap - count,
-              p.state,
-              p.roots,
-              p.ends,
-              p.sizes,
-              ratio,
-            );
-      count += written;
+      count += walk();
       if (heap.u32[(p.state >>> 2) + 2] === 1) break;
       if (chunked) {
         chunked.consume(out, count, pairShift, fpsPtr);
@@ -563,6 +615,41 @@ function* walkTableSteps(
     const idx = inB ? p.idxB : p.idxA;
     yield* walkRuns(table, keys, los, idx, n, topMask, topBits(rules.get(table)!.keyWidth));
   };
+
+  if (plan.radii) {
+    const flips = probeFlipLists(plan);
+    heap.u64.set(probeMasks(plan), p.masks >>> 3);
+    heap.u32.set(plan.radii, p.radii >>> 2);
+    for (const table of tables) {
+      const { start, width } = plan.blocks[table]!;
+      heap.u32.set(flips[table]!, p.flips >>> 2);
+      kernels.probeIndex(fpsPtr, n, start, width, p.offsets, p.keysB, p.idxB);
+      yield* pump(() =>
+        kernels.joinProbe64(
+          p.keysB,
+          p.idxB,
+          n,
+          p.offsets,
+          start,
+          width,
+          p.flips,
+          flips[table]!.length,
+          plan.k,
+          p.masks,
+          p.radii,
+          table,
+          pairShift,
+          out + count * 8,
+          cap - count,
+          p.state,
+          p.roots,
+          p.sizes,
+          ratio,
+        ),
+      );
+    }
+    return { ptr: out, count, fpsPtr };
+  }
 
   if (!grouped) {
     for (const [i, table] of tables.entries()) {
@@ -641,6 +728,11 @@ function* walkTableSteps(
     }
   }
   return { ptr: out, count, fpsPtr };
+}
+
+/** Each probed block's flips (probe plans). */
+function probeFlipLists(plan: JoinPlan): Uint32Array[] {
+  return plan.blocks.map(({ width }, q) => probeFlips(width, plan.radii![q]!));
 }
 
 /**

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChunkWalk, NO_GROUP, type SizeFilter, tableShares, walkInChunks } from '../../src/join/join.js';
 import { bruteForcePlan, planJoin, planWithBlocks, type JoinPlan } from '../../src/join/join-plan.js';
+import { planWithRadii } from '../../src/join/join-probe.js';
 import { bruteForce, unionFind } from './join-reference.js';
 import { rng } from '../reference.js';
 
@@ -63,11 +64,22 @@ function walked(
 }
 
 function plansFor(n: number, k: number, bits: 64 | 128): Array<[string, JoinPlan]> {
-  return [
+  const plans: Array<[string, JoinPlan]> = [
     ['compare all', bruteForcePlan(n, k, bits)],
     ['model', planJoin(n, k, bits)],
     [`${k + 2} blocks`, planWithBlocks(k, bits, k + 2)],
   ];
+  if (bits === 64) plans.push(['probes', probePlanFor(k)]);
+  return plans;
+}
+
+/** A probe plan of 5 blocks (13, 13, 13, 13 and 12 bits) whose radii add up to k + 1 - 5, the first ones larger. */
+function probePlanFor(k: number): JoinPlan {
+  const left = Math.max(0, k + 1 - 5);
+  return planWithRadii(
+    k,
+    Array.from({ length: 5 }, (_, q) => Math.floor(left / 5) + (q < left % 5 ? 1 : 0)),
+  );
 }
 
 describe('walkInChunks with groups', () => {
