@@ -7,7 +7,13 @@ import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { fingerprintSizeRanges, joinInBand, sizeBand } from './size-band.js';
 import { findWithPlan } from '../join/join.js';
 import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
-import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
+import {
+  type PrebuiltSets,
+  fingerprintWithSets,
+  fingerprintsShareShingles,
+  textOf,
+  verificationTexts,
+} from './shingle-sets.js';
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
 import { hashTexts } from './stream-tasks.js';
@@ -193,7 +199,7 @@ function centred(n: number, a: Uint32Array, b: Uint32Array): Clusters {
 export interface DedupOptions extends SimHashOptions {
   /**
    * Largest Hamming distance of candidate pairs. Default: 12 at 64 bits and 21 at 128 bits when pairs are
-   * verified (the default), 3 and 6 when they are not (README, "Quality").
+   * verified (the default), 3 and 6 when they are not (docs/quality.md, "Picking k").
    */
   k?: number;
   /** Fingerprint width for dedup: 64 (default) or 128. */
@@ -432,7 +438,9 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     const { setOf } = oneWindow.prebuilt;
     for (let i = 0; i < n; i++) if (copyOf[i] !== i) setOf[i] = setOf[copyOf[i]!]!;
   }
-  const store = verify && !fits ? new SetStore(Infinity, null, textSource(texts, verify.width).sameWordless) : null;
+  // Verification reads the texts as the fingerprint did (normalized); both are read once either way.
+  const verified = verify ? verificationTexts(texts, hasher.options) : texts;
+  const store = verify && !fits ? new SetStore(Infinity, null, textSource(verified, verify.width).sameWordless) : null;
   const hashed =
     oneWindow ??
     (store && verify ? hashIntoStore(texts, distinct, hashOptions, bits, verify, store) : null) ??
@@ -459,7 +467,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     : distinctPairs(groups, plan, k, bits, verify, prebuilt);
   const joined = joinedAndVerified(n, groups, plan, found, {
     ...stage,
-    source: store ?? (verify ? textSource(texts, verify.width) : null),
+    source: store ?? (verify ? textSource(verified, verify.width) : null),
     prebuilt,
   });
   return dedupResult(groups, joined, {

@@ -27,6 +27,18 @@ export function textOf(t: string | Uint8Array): string {
   return typeof t === 'string' ? t : decoder.decode(t);
 }
 
+/**
+ * The texts as verification reads them: as the fingerprint read them, so under the plan's Unicode normalization
+ * (an NFC and an NFD copy of one text have one fingerprint under normalize 'NFC', and must pass as the same text).
+ */
+export function verificationTexts(
+  texts: readonly (string | Uint8Array)[],
+  plan: Pick<Plan, 'normalize'>,
+): readonly (string | Uint8Array)[] {
+  const form = plan.normalize;
+  return form === false ? texts : texts.map((t) => textOf(t).normalize(form));
+}
+
 export interface VerifyKernels {
   buildShingleSets(
     text: number,

@@ -7,7 +7,14 @@ import { offerTasks } from '../runtime/pool-worker.js';
 import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
 import type { WithSpare } from '../runtime/spare-buffers.js';
 import { contentHashes } from './exact-copies.js';
-import { type CopiedSets, type SetsReuse, copiedSets, fingerprintsShareShingles, textOf } from './shingle-sets.js';
+import {
+  type CopiedSets,
+  type SetsReuse,
+  copiedSets,
+  fingerprintsShareShingles,
+  textOf,
+  verificationTexts,
+} from './shingle-sets.js';
 
 /** The pool task that fingerprints a batch together with its copy keys. */
 export const HASH_TASK = 'stream-hash';
@@ -50,7 +57,9 @@ export function hashTexts(
   let result: HashResult;
   if (setsWidth > 0) {
     const fused = fingerprintsShareShingles(hasher.options, { width: setsWidth });
-    const built = copiedSets(texts, setsWidth, fused ? hasher.options : null, setsReuse);
+    const built = fused
+      ? copiedSets(texts, setsWidth, hasher.options, setsReuse)
+      : copiedSets(verificationTexts(texts, hasher.options), setsWidth, null, setsReuse);
     const { fingerprints, featureCounts } =
       fused && built.fingerprints && built.featureCounts
         ? { fingerprints: built.fingerprints, featureCounts: built.featureCounts }
