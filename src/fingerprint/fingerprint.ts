@@ -675,8 +675,8 @@ export function simhashOfHashes(hashes: BigUint64Array, options: HashesOptions =
 export type SpecPreset = 'default' | 'simhash-wasm/2' | 'simhash-wasm/1';
 
 /**
- * The hash of one feature (its UTF-8 bytes, or the bytes given) under a version of the default spec (README,
- * "Fingerprint spec"; seed 0, and at 128 bits seed 1 gives the high word): what a word or a feature-list entry adds
+ * The hash of one feature (its UTF-8 bytes, or the bytes given) under a version of the default spec
+ * (docs/spec.md; seed 0, and at 128 bits seed 1 gives the high word): what a word or a feature-list entry adds
  * to the counters. Shingles are hashed from their words' hashes, not from bytes.
  */
 export function featureHash(feature: string | Uint8Array, bits: Bits = 64, preset: SpecPreset = 'default'): bigint {
