@@ -9,6 +9,7 @@ import { planJoinFor } from '../../src/join/join-estimate.js';
 import { planWithRadii, probeFlips, probePlan } from '../../src/join/join-probe.js';
 import { binomial } from '../../src/join/join-plan.js';
 import { findWithPlan } from '../../src/join/join.js';
+import { findInThreads } from '../../src/join/find-near-duplicates.js';
 import { rng } from '../reference.js';
 import { asStrings, bruteForce, popcount32 } from './join-reference.js';
 
@@ -160,5 +161,13 @@ describe('choosing the probe plan', () => {
     const fps = clustered(4000, 5, 10, 5);
     const plan = planJoinFor(fps, fps.length, 12, 64);
     expect(plan.radii).toBeDefined();
+  });
+
+  it('its blocks shared among two pool workers give the same pairs as this thread', async () => {
+    const fps = clustered(300, 8, 10, 9);
+    const plan = planWithRadii(12, [2, 2, 2, 1, 1]);
+    const here = asStrings(findWithPlan(fps, plan));
+    expect(asStrings(await findInThreads(fps, plan, 2))).toEqual(here);
+    expect(here).toEqual(bruteForce(fps, 12, 64));
   });
 });
