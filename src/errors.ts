@@ -10,12 +10,16 @@ export function show(value: unknown): string {
   return String(value);
 }
 
-/** Throws the library's TypeError, naming the index and the value, for an item of `texts` not a string or bytes. */
+/**
+ * Throws the library's TypeError, naming the index and the value, for an item of `texts` not a string or bytes,
+ * or bytes whose buffer was detached (else the engine's own error, naming neither, comes from deep in a pass).
+ */
 export function checkTextItems(texts: readonly unknown[]): void {
   for (let i = 0; i < texts.length; i++) {
     const t = texts[i];
     if (typeof t !== 'string' && !(t instanceof Uint8Array))
       throw new TypeError(`texts[${i}] must be a string or a Uint8Array, got ${show(t)}`);
+    if (typeof t !== 'string' && t.byteLength === 0) checkAttached(t, `texts[${i}]`);
   }
 }
 

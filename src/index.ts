@@ -64,7 +64,9 @@ export {
   type KeepRule,
 } from './dedup/dedup.js';
 export { KEEP_RULES } from './dedup/keep.js';
+export { MAX_VERIFIED_DOCUMENT_BYTES } from './dedup/document-size.js';
 export { Deduplicator, type DeduplicatorBatch } from './dedup/deduplicator.js';
+export type { StaleLock } from './dedup/state-dir.js';
 export {
   dedupStream,
   type StreamDocument,

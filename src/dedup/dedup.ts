@@ -20,6 +20,7 @@ import { hashTexts } from './stream-tasks.js';
 import { type JoinedAndVerified, WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
+import { checkDocumentSizes } from './document-size.js';
 import { type KeepRule, checkKeep, duplicatesOf } from './keep.js';
 
 export type { KeepRule } from './keep.js';
@@ -293,6 +294,9 @@ export interface DedupResult {
 
 /** The default k of dedup for a width and whether pairs are verified. */
 export function defaultDedupK(bits: 64 | 128, verified: boolean): number {
+  if (bits !== 64 && bits !== 128)
+    throw new (typeof bits === 'number' ? RangeError : TypeError)(`bits must be 64 or 128, got ${show(bits)}`);
+  if (typeof verified !== 'boolean') throw new TypeError(`verified must be a boolean, got ${show(verified)}`);
   if (verified) return bits === 128 ? 21 : 12;
   return bits === 128 ? 6 : 3;
 }
@@ -413,6 +417,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const checked = checkDedupOptions(options);
   const { k, bits, mode, verify, pairs: pairsMode, maxPairs, hashOptions } = checked;
   checkTextItems(texts);
+  checkDocumentSizes(texts, verify);
   const hasher = createSimHasher({ ...hashOptions, bits });
   const n = texts.length;
   const words = bits === 128 ? 2 : 1;

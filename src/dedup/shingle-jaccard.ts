@@ -1,7 +1,7 @@
 // Verification of SimHash candidate pairs by the similarity SimHash only estimates: the Jaccard similarity of the
 // documents' word-shingle sets, computed exactly (sorted shingle hashes) or estimated from a fixed-size MinHash
 // sketch kept beside each fingerprint. The evaluation's ground truth uses the same shingles (see src/eval/).
-import { show } from '../errors.js';
+import { checkAttached, show } from '../errors.js';
 import { align16, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm } from '../runtime/wasm.js';
 import { VERIFY_WINDOW_BYTES, shingleSets } from './shingle-sets.js';
@@ -101,8 +101,48 @@ export function shingleHashes(text: string | Uint8Array, width = 3): BigUint64Ar
   return shingleSets([text], checkWidth(width))[0]!;
 }
 
+/**
+ * The kind of item ('number' or 'bigint', null when empty) of a list of sorted distinct hashes: an array or a typed
+ * array, of one kind, ascending with no repeats. Anything else gave a similarity silently (a string is an
+ * array-like of characters), so it throws, naming `name` and the offending item.
+ */
+function checkSortedList(list: unknown, name: string): 'number' | 'bigint' | null {
+  const typed = ArrayBuffer.isView(list) && !(list instanceof DataView);
+  if (!Array.isArray(list) && !typed) {
+    throw new TypeError(
+      `${name} must be an array or typed array of sorted distinct numbers or bigints, got ${show(list)}`,
+    );
+  }
+  if (typed) checkAttached(list, name);
+  const items = list as ArrayLike<unknown>;
+  if (items.length === 0) return null;
+  const kind = typeof items[0];
+  if (kind !== 'number' && kind !== 'bigint')
+    throw new TypeError(`${name}[0] must be a number or a bigint, got ${show(items[0])}`);
+  for (let i = 1; i < items.length; i++) {
+    const x = items[i];
+    if (typeof x !== kind) throw new TypeError(`${name}[${i}] must be a ${kind}, as ${name}[0] is, got ${show(x)}`);
+    if (!((x as number) > (items[i - 1] as number))) {
+      throw new RangeError(
+        `${name}[${i}] ${show(x)} is not above ${name}[${i - 1}] ${show(items[i - 1])}: ${name} must be sorted ` +
+          'ascending, with no repeats',
+      );
+    }
+  }
+  return kind;
+}
+
 /** Jaccard similarity of two sorted distinct hash lists; two empty lists have similarity 0 (no evidence). */
 export function jaccardSorted<T extends number | bigint>(a: ArrayLike<T>, b: ArrayLike<T>): number {
+  const kindA = checkSortedList(a, 'a');
+  const kindB = checkSortedList(b, 'b');
+  if (kindA !== null && kindB !== null && kindA !== kindB)
+    throw new TypeError(`a holds ${kindA}s and b holds ${kindB}s, which never compare equal: give both one kind`);
+  return jaccardOfSorted(a, b);
+}
+
+/** jaccardSorted of lists known to be sorted, distinct and of one kind (the library's own sets). */
+function jaccardOfSorted<T extends number | bigint>(a: ArrayLike<T>, b: ArrayLike<T>): number {
   if (a.length === 0 || b.length === 0) return 0;
   let i = 0;
   let j = 0;
@@ -135,10 +175,19 @@ function seed(i: number): number {
   return SEEDS[i]!;
 }
 
+function checkSketchSize(size: unknown, name: string): number {
+  if (typeof size !== 'number') throw new TypeError(`${name} must be a number, got ${show(size)}`);
+  if (!Number.isInteger(size) || size < 1 || size > 4096)
+    throw new RangeError(`${name} must be an integer from 1 to 4096, got ${show(size)}`);
+  return size;
+}
+
 /** A MinHash sketch of `size` 32-bit values from a document's shingle hashes; an empty document gives all 0xffffffff. */
 export function minhashSketch(hashes: BigUint64Array, size = 128): Uint32Array {
-  if (!Number.isInteger(size) || size < 1 || size > 4096)
-    throw new RangeError(`size must be an integer from 1 to 4096, got ${show(size)}`);
+  // Its words are read as 32-bit halves: any other array-like (a string, numbers) read as empty or as garbage.
+  if (!(hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array, got ${show(hashes)}`);
+  checkAttached(hashes, 'hashes');
+  checkSketchSize(size, 'size');
   const out = new Uint32Array(size).fill(0xffffffff);
   const halves = new Uint32Array(hashes.buffer, hashes.byteOffset, hashes.length * 2); // little-endian words
   for (let j = 0; j < hashes.length; j++) {
@@ -152,8 +201,16 @@ export function minhashSketch(hashes: BigUint64Array, size = 128): Uint32Array {
   return out;
 }
 
+function checkSketch(sketch: unknown, name: string): void {
+  if (!(sketch instanceof Uint32Array))
+    throw new TypeError(`${name} must be a Uint32Array (a minhashSketch), got ${show(sketch)}`);
+  checkAttached(sketch, name);
+}
+
 /** The Jaccard estimate of two sketches of the same size: the fraction of positions where they agree. */
 export function sketchJaccard(a: Uint32Array, b: Uint32Array): number {
+  checkSketch(a, 'a');
+  checkSketch(b, 'b');
   if (a.length !== b.length) throw new RangeError(`sketches must have the same size, got ${a.length} and ${b.length}`);
   let same = 0;
   let empty = true;
@@ -170,7 +227,10 @@ export interface VerifierOptions {
   width?: number;
   /** 'exact' keeps each document's sorted shingle hashes; 'sketch' keeps a MinHash sketch (default 'exact'). */
   method?: 'exact' | 'sketch';
-  /** Values per sketch for method 'sketch', 1 to 4096 (default 128: 512 bytes per document). */
+  /**
+   * Values per sketch, 1 to 4096 (default 128: 512 bytes per document), for method 'sketch' only: with 'exact' it
+   * is a RangeError.
+   */
   sketchSize?: number;
 }
 
@@ -182,14 +242,27 @@ export interface Verifier {
   readonly size: number;
 }
 
+const VERIFIER_OPTIONS = new Set(['width', 'method', 'sketchSize']);
+
 /** Precomputes the per-document verification data for `texts`; `similarity(i, j)` then compares two of them. */
 export function createVerifier(texts: readonly string[], options: VerifierOptions = {}): Verifier {
   if (!Array.isArray(texts)) throw new TypeError(`texts must be an array of strings, got ${show(texts)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`options must be an object, got ${show(options)}`);
+  for (const key of Object.keys(options))
+    if (!VERIFIER_OPTIONS.has(key)) throw new TypeError(`unknown option ${JSON.stringify(key)}`);
   const width = checkWidth(options.width ?? 3);
   const method = options.method ?? 'exact';
   if (method !== 'exact' && method !== 'sketch')
-    throw new RangeError(`method must be 'exact' or 'sketch', got ${show(method)}`);
-  const sketchSize = options.sketchSize ?? 128;
+    throw new (typeof method === 'string' ? RangeError : TypeError)(
+      `method must be 'exact' or 'sketch', got ${show(method)}`,
+    );
+  // A size given to the exact method would be dropped unread, as if the sketch it asks for were in use.
+  if (method === 'exact' && options.sketchSize !== undefined)
+    throw new RangeError(
+      `sketchSize ${show(options.sketchSize)} is for method 'sketch' only, but method is 'exact': drop one of them`,
+    );
+  const sketchSize = checkSketchSize(options.sketchSize ?? 128, 'sketchSize');
   texts.forEach((t, i) => {
     if (typeof t !== 'string') throw new TypeError(`texts[${i}] must be a string, got ${show(t)}`);
   });
@@ -203,7 +276,7 @@ export function createVerifier(texts: readonly string[], options: VerifierOption
   if (method === 'exact') {
     const similarity = (i: number, j: number) => {
       check(i, j);
-      return jaccardSorted(hashes[i]!, hashes[j]!);
+      return jaccardOfSorted(hashes[i]!, hashes[j]!);
     };
     return { size: texts.length, similarity };
   }

@@ -1,7 +1,7 @@
 // Fingerprints a stream of texts of any total size: texts are gathered into batches of about `batchBytes`, each
 // batch is fingerprinted in one call (here, or in a pool worker when threads > 1), and the batches come out in
 // input order. At most a few batches per thread are in flight, so memory holds batches, never the whole stream.
-import { show } from '../errors.js';
+import { checkAttached, show } from '../errors.js';
 import {
   MAX_DOCUMENT_BYTES,
   createSimHasher,
@@ -14,6 +14,7 @@ import { MAX_THREADS, sharedPool } from '../runtime/pool.js';
 import { packTexts, transferOf } from '../runtime/pool-texts.js';
 import { HASH_TASK, type HashResult, type HashTask, hashTexts } from './stream-tasks.js';
 import { type WithSpare, keepSpare } from '../runtime/spare-buffers.js';
+import { checkDocumentSize } from './document-size.js';
 
 export { MAX_THREADS } from '../runtime/pool.js';
 
@@ -78,6 +79,7 @@ export function checkedTextBytes(text: unknown, index: number, cap: number): num
     return bytes;
   }
   if (text instanceof Uint8Array) {
+    if (text.length === 0) checkAttached(text, `document ${index}`);
     if (text.length > cap)
       throw new RangeError(`document ${index} has ${text.length} bytes, more than ${cap} (maxDocumentBytes)`);
     return text.length;
@@ -154,6 +156,7 @@ export async function* hashBatches(
   };
   for await (const text of texts) {
     size += checkedTextBytes(text, index, o.maxDocumentBytes);
+    if (setsWidth > 0) checkDocumentSize(text, `document ${index}`, true);
     batch.push(text);
     index++;
     if (size >= o.batchBytes) {

@@ -142,6 +142,29 @@ interface IndexKernels {
 const MAX_U32 = 0xffffffff;
 const M64 = 0xffffffffffffffffn;
 
+/** Set while deserialize adds a file's fingerprints, which addMany then takes as they were saved. */
+let restoring = false;
+
+/**
+ * The first 128-bit fingerprint of `fps` (two words each, low first) that is non-zero with a high word of 0, or -1:
+ * a 64-bit fingerprint, almost surely (a 128-bit SimHash looks like that with probability 2^-64), as checkFingerprint
+ * refuses one given as a bigint. Read as 32-bit halves, with no BigInt per word.
+ */
+function firstNarrow(fps: BigUint64Array): number {
+  const h = new Uint32Array(fps.buffer, fps.byteOffset, fps.length * 2);
+  for (let i = 0; i < h.length; i += 4) {
+    if (h[i + 2] === 0 && h[i + 3] === 0 && (h[i] !== 0 || h[i + 1] !== 0)) return i / 4;
+  }
+  return -1;
+}
+
+function narrowError(fps: BigUint64Array, i: number, what: string): RangeError {
+  return new RangeError(
+    `fingerprints[${2 * i}..${2 * i + 1}] (${what}) is ${show(fps[2 * i])} with a high word of 0: it fits in 64 bits, ` +
+      'a 64-bit fingerprint, but this index holds 128-bit fingerprints',
+  );
+}
+
 interface Scratch {
   readonly query: Region;
   readonly out: Region;
@@ -523,7 +546,8 @@ export class FingerprintIndex<Id extends FingerprintId = FingerprintId> {
 
   /**
    * Adds many fingerprints at once (the bulk build): `fingerprints` holds one word per id at 64 bits, two (low
-   * word first) at 128. Validates everything first: a duplicate or already present id throws and adds nothing.
+   * word first) at 128. Validates everything first: a duplicate or already present id, or a fingerprint that add()
+   * would refuse (at 128 bits, a high word of 0 under a non-zero low word), throws and adds nothing.
    */
   addMany(ids: ArrayLike<Id>, fingerprints: BigUint64Array): void {
     this.checkLive();
@@ -558,6 +582,9 @@ export class FingerprintIndex<Id extends FingerprintId = FingerprintId> {
         `an index holds at most ${MAX_STRING_IDS} string ids: ${this.strings.size} + ${n} would exceed it`,
       );
     }
+    // A file keeps what an index held: one saved before addMany refused these still loads as it was.
+    const narrow = this.bits === 128 && !restoring ? firstNarrow(fingerprints) : -1;
+    if (narrow >= 0) throw narrowError(fingerprints, narrow, `ids[${narrow}] ${show(ids[narrow])}`);
     // Whatever the plan, the merged index keeps a fingerprint and a key per entry while the batch is held too:
     // a batch that cannot fit even that fails here, before any work.
     const least = (this.live + n) * (8 * this.words + 4) + (this.live > 0 ? n * 8 * this.words : 0);
@@ -693,7 +720,11 @@ export class FingerprintIndex<Id extends FingerprintId = FingerprintId> {
     return this.run(q, 1, kk)[0]!;
   }
 
-  /** query() for each fingerprint of a batch (one word each at 64 bits, two at 128): one Neighbors per query. */
+  /**
+   * query() for each fingerprint of a batch (one word each at 64 bits, two, low word first, at 128): one Neighbors
+   * per query. A fingerprint that query() refuses (at 128 bits, a high word of 0 under a non-zero low word) throws,
+   * naming the query.
+   */
   queryMany(fingerprints: BigUint64Array, k?: number): Neighbors<Id[]>[] {
     this.checkLive();
     this.checkQueries(fingerprints);
@@ -929,6 +960,8 @@ export class FingerprintIndex<Id extends FingerprintId = FingerprintId> {
         `fingerprints must hold 2 words per 128-bit fingerprint (this index is 128-bit), got length ${fingerprints.length}`,
       );
     }
+    const narrow = this.bits === 128 ? firstNarrow(fingerprints) : -1;
+    if (narrow >= 0) throw narrowError(fingerprints, narrow, `query ${narrow}`);
   }
 
   private checkIdKind(id: unknown, name: string): void {
@@ -1348,11 +1381,14 @@ function indexOf<Id extends FingerprintId = FingerprintId>(
     throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
   }
   try {
+    restoring = true;
     if (decoded.ids.length > 0) index.addMany(decoded.ids as unknown as ArrayLike<Id>, decoded.fingerprints);
   } catch (error) {
     index.free();
     if (/cannot allocate/.test((error as Error).message)) throw error;
     throw new RangeError(`invalid index bytes: ${(error as Error).message}`);
+  } finally {
+    restoring = false;
   }
   return index;
 }

@@ -12,10 +12,14 @@ import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRu
 import { probeFlips, probeMasks } from './join-probe.js';
 
 /**
- * The most pairs a join returns, and the most candidate pairs of distinct texts dedup checks: each costs about 33
- * bytes of WebAssembly memory on the way (pair keys as the walk grows them, the sort, the unpacked arrays).
+ * The most pairs a join returns, and the most candidate pairs of distinct texts dedup checks. Each pair costs 33 to
+ * 49 bytes of WebAssembly memory at the peak (measured on n identical fingerprints at k = 0): its 8-byte key, up to
+ * 8 more of room in the key buffer, which doubles as the walk fills it, up to 16 of the smaller buffers it left free
+ * below, and 17 for the sort's copy and the unpacked a, b and distance. The buffer stops growing at this many pairs,
+ * so at most 41 bytes each: 2^26 pairs need at most 2.75 GB, leaving room for the fingerprints and tables. With 2^27
+ * (up to 5.5 GB), 16,000 identical fingerprints passed the up-front count and failed after a 15 s walk.
  */
-export const MAX_JOIN_PAIRS = 2 ** 27;
+export const MAX_JOIN_PAIRS = 2 ** 26;
 
 interface JoinKernels {
   joinHistogram64(

@@ -99,6 +99,9 @@ function chooseBuild(options: InitOptions | undefined): Build {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError(`init options must be an object, got ${String(options)}`);
   }
+  // A misspelt build would load the default one without a word.
+  for (const key of Object.keys(options ?? {}))
+    if (key !== 'build') throw new TypeError(`unknown option ${JSON.stringify(key)}`);
   const build = options?.build ?? 'auto';
   if (build !== 'auto' && build !== 'simd' && build !== 'scalar') {
     throw new RangeError(`build must be 'auto', 'simd' or 'scalar', got ${JSON.stringify(build)}`);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clusters, dedup } from '../../src/dedup/dedup.js';
+import { clusters, dedup, defaultDedupK } from '../../src/dedup/dedup.js';
 import { findInThreads, findNearDuplicates } from '../../src/join/find-near-duplicates.js';
 import { sortPairs } from '../../src/dedup/dedup-groups.js';
 import { findWithPlan, tableShares } from '../../src/join/join.js';
@@ -493,5 +493,23 @@ describe('dedup', () => {
     expect(() => dedup(texts, { mode: 'x' as 'centre' })).toThrow(RangeError);
     expect(() => dedup([1] as unknown as string[])).toThrow(/texts\[0\] must be a string or a Uint8Array/);
     expect(() => dedup(texts, { tokenizer: 'nope' as 'words' })).toThrow(RangeError);
+  });
+});
+
+describe('defaultDedupK', () => {
+  it('gives the defaults of docs/quality.md for 64 or 128 bits, verified or not; anything else names the value', () => {
+    expect([
+      defaultDedupK(64, true),
+      defaultDedupK(128, true),
+      defaultDedupK(64, false),
+      defaultDedupK(128, false),
+    ]).toEqual([12, 21, 3, 6]);
+    expect(() => defaultDedupK(32 as 64, true)).toThrow(/^bits must be 64 or 128, got 32$/);
+    expect(() => defaultDedupK(32 as 64, true)).toThrow(RangeError);
+    expect(() => defaultDedupK(Number.NaN as 64, false)).toThrow(RangeError);
+    expect(() => defaultDedupK('64' as never, true)).toThrow(TypeError);
+    expect(() => defaultDedupK('64' as never, true)).toThrow(/bits must be 64 or 128, got "64"/);
+    expect(() => defaultDedupK(64, 'yes' as never)).toThrow(/^verified must be a boolean, got "yes"$/);
+    expect(() => defaultDedupK(64, undefined as never)).toThrow(TypeError);
   });
 });

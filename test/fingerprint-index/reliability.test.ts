@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FingerprintIndex, type FingerprintId, type Neighbors } from '../../src/index.js';
 import { columns, type Neighbor } from './neighbors.js';
 import { wasm } from '../../src/runtime/wasm.js';
-import { setStringMapCapacity } from '../../src/fingerprint-index/fingerprint-index.js';
+import { checksum, setStringMapCapacity } from '../../src/fingerprint-index/fingerprint-index.js';
 import { withHeapLimit } from '../runtime/heap-limit.js';
 import { xorshiftRng } from '../reference.js';
 
@@ -386,6 +386,46 @@ describe('deserialize expectations and index widths', () => {
     expect(wide.query(0n)).toEqual(columns([]));
     wide.free();
     narrow.free();
+  });
+
+  it('addMany, queryMany and queryManyAsync refuse the 64-bit fingerprint that add and query refuse, as words (low, then 0)', async () => {
+    const wide = new FingerprintIndex({ bits: 128, maxDistance: 3 });
+    const fp64 = 0x0123456789abcdefn;
+    const fp128 = (0xfedcba9876543210n << 64n) | fp64;
+    wide.add(1, fp128);
+    // [fp64, 0n] is the value fp64 in addMany's layout, the one add(2, fp64) refuses.
+    expect(() => wide.add(2, fp64)).toThrow(/64-bit.*128-bit/);
+    const batch = new BigUint64Array([fp128 & M64, fp128 >> 64n, fp64, 0n]);
+    expect(() => wide.addMany([2, 3], batch)).toThrow(RangeError);
+    expect(() => wide.addMany([2, 3], batch)).toThrow(/fingerprints\[2\.\.3\] \(ids\[1\] 3\).*64-bit.*128-bit/);
+    expect(() => wide.addMany(['x', 'y'] as never, batch)).toThrow(TypeError); // the id kind is checked first
+    expect(() => wide.addMany(Uint32Array.of(2, 3), batch)).toThrow(/ids\[1\] 3/);
+    expect(wide.size).toBe(1);
+    expect(wide.has(2) || wide.has(3)).toBe(false);
+    expect(() => wide.queryMany(new BigUint64Array([0n, 0n, fp64, 0n]))).toThrow(/\(query 1\).*64-bit.*128-bit/);
+    await expect(wide.queryManyAsync(new BigUint64Array([fp64, 0n]), 3, { threads: 2 })).rejects.toThrow(/query 0/);
+    // Fingerprint 0, and any fingerprint with a non-zero high word, are 128-bit fingerprints as add takes them.
+    wide.addMany([4, 5], new BigUint64Array([0n, 0n, fp64, 1n]));
+    expect(wide.queryMany(new BigUint64Array([0n, 0n, fp64, 1n]), 0).map((r) => [...r.id])).toEqual([[4], [5]]);
+    wide.free();
+  });
+
+  it('deserialize still loads a file whose 128-bit fingerprint has a high word of 0 (addMany took them before)', () => {
+    const wide = new FingerprintIndex({ bits: 128, maxDistance: 3 });
+    wide.add(1, (7n << 64n) | 5n);
+    const bytes = wide.serialize();
+    wide.free();
+    // The fingerprints follow the header padded to 8 bytes (format.ts); the first one's high word becomes 0.
+    const view = new DataView(bytes.buffer, bytes.byteOffset);
+    const at = Math.ceil((38 + view.getUint16(36, true)) / 8) * 8;
+    expect(view.getBigUint64(at, true)).toBe(5n);
+    view.setBigUint64(at + 8, 0n, true);
+    view.setBigUint64(bytes.length - 8, checksum(wasm(), bytes.subarray(0, bytes.length - 8)), true);
+    const back = FingerprintIndex.deserialize(bytes);
+    expect(back.query((1n << 64n) | 5n, 1)).toEqual(columns([{ id: 1, distance: 1 }]));
+    // What the file held loads; adding such a fingerprint is still refused afterwards.
+    expect(() => back.addMany([2], new BigUint64Array([5n, 0n]))).toThrow(/64-bit/);
+    back.free();
   });
 });
 

@@ -62,17 +62,23 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('init() in a fresh proce
     expect(
       fresh(`
         const errors = [];
-        for (const options of [{ build: 'avx' }, 42, null]) {
+        for (const options of [{ build: 'avx' }, 42, null, { bulid: 'scalar' }]) {
           try { await lib.init(options); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
         }
+        const loadedEarly = lib.loadedBuild() !== undefined;
         await lib.init();
-        console.log(JSON.stringify({ errors, loaded: lib.loadedBuild() !== undefined }));`),
+        // Once loaded too: a misspelt option is refused, not taken for the default.
+        try { await lib.init({ bulid: 'scalar' }); } catch (e) { errors.push(e.constructor.name + ': ' + e.message); }
+        console.log(JSON.stringify({ errors, loadedEarly, loaded: lib.loadedBuild() !== undefined }));`),
     ).toEqual({
       errors: [
         `RangeError: build must be 'auto', 'simd' or 'scalar', got "avx"`,
         'TypeError: init options must be an object, got 42',
         'TypeError: init options must be an object, got null',
+        'TypeError: unknown option "bulid"',
+        'TypeError: unknown option "bulid"',
       ],
+      loadedEarly: false,
       loaded: true,
     });
   });
