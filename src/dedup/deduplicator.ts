@@ -22,15 +22,19 @@ import { SetStore, STORE_WINDOW_BYTES } from './set-store.js';
 import { type HashResult, hashTexts } from './stream-tasks.js';
 import { type StreamOptions, hashBatches } from './stream-hash.js';
 import { firstOfEqual } from './exact-copies.js';
+import { checkDocumentSizes } from './document-size.js';
 import {
+  type StaleLock,
   LEGACY_STATE,
   LayeredSets,
   MANIFEST,
   type NodeFs,
   type SegmentEntry,
+  type StateLock,
   TRAILER,
   checkSignature,
   checksum,
+  lockState,
   openSegment,
   pad8,
   readManifest,
@@ -117,6 +121,8 @@ export class Deduplicator {
   private committed = 0;
   private fs: NodeFs | null = null;
   private fds: number[] = [];
+  /** The lock of `dir` (DIR/lock), held until close(): one process at a time appends to a directory state. */
+  private lock: StateLock | null = null;
   /** Segments of `dir` being written in the background (addStream's documents), not yet named by a manifest. */
   private pending: { from: number; to: number; entry: Promise<SegmentEntry> }[] = [];
 
@@ -156,6 +162,14 @@ export class Deduplicator {
     return k[i * 4 + 2] === k[j * 4 + 2] && k[i * 4 + 3] === k[j * 4 + 3];
   };
 
+  /**
+   * The process whose lock on the directory state open() or saveTo() took over (a lock left by a process of this
+   * host that is gone), or null.
+   */
+  get tookOverLock(): StaleLock | null {
+    return this.lock?.tookOver ?? null;
+  }
+
   /** Documents seen so far. */
   get count(): number {
     return this.n;
@@ -191,6 +205,7 @@ export class Deduplicator {
         if (typeof labels[i] !== 'string') throw new TypeError(`labels[${i}] must be a string, got ${show(labels[i])}`);
     }
     checkTextItems(texts);
+    checkDocumentSizes(texts, this.o.verify);
     const { bits, verify } = this.o;
     const first = this.n;
     const hashed = hashTexts(texts, { ...this.o.hashOptions, bits }, true, verify ? verify.width : 0);
@@ -554,8 +569,11 @@ export class Deduplicator {
    * batch finds them in candidate pairs, so the segments' files stay open until close(). A version 1 `state.bin` in
    * `dir` (save()'s bytes, as the command line wrote them before) is read whole and converted by the next saveTo().
    * Once a later addStream() has fingerprinted its stream, it starts writing the new documents' segment into `dir`
-   * in the background (named by no manifest until saveTo() commits it). One process at a time may use a `dir`.
-   * Throws a RangeError naming the difference for a state made with other options, another version, or damaged.
+   * in the background (named by no manifest until saveTo() commits it). An existing `dir` is locked (DIR/lock,
+   * created exclusively with this process's id and host) until close(), so that a second process, or a second
+   * Deduplicator, fails at once rather than losing one's documents; a lock left by a process of this host that is
+   * gone is taken over (see tookOverLock). Throws a RangeError naming the difference for a state made with other
+   * options, another version, or damaged, or naming the process that holds the lock.
    */
   static async open(dir: string, options: DedupOptions = {}): Promise<Deduplicator> {
     if (typeof dir !== 'string' || dir === '') throw new TypeError(`dir must be a path, got ${show(dir)}`);
@@ -563,7 +581,18 @@ export class Deduplicator {
     const fs = await nodeFs();
     d.fs = fs;
     d.dir = dir;
-    const opened = readManifest(fs, dir, d.signature);
+    // A directory not made yet has nothing to protect: saveTo() locks it when it makes it.
+    if (fs.existsSync(dir)) d.lock = lockState(fs, dir, await nodeHost());
+    try {
+      return d.openLocked(fs, dir);
+    } catch (error) {
+      d.close();
+      throw error;
+    }
+  }
+
+  private openLocked(fs: NodeFs, dir: string): Deduplicator {
+    const opened = readManifest(fs, dir, this.signature);
     if (!opened) {
       let legacy: Uint8Array | null = null;
       try {
@@ -571,47 +600,42 @@ export class Deduplicator {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
-      if (legacy) d.loadBytes(legacy);
-      return d;
+      if (legacy) this.loadBytes(legacy);
+      return this;
     }
-    const words = d.o.bits / 64;
+    const words = this.o.bits / 64;
     const metas = [];
-    try {
-      for (const entry of opened.segments) {
-        const meta = openSegment(fs, dir, entry, words, d.signature);
-        metas.push(meta);
-        d.fds.push(meta.fd);
-      }
-    } catch (error) {
-      d.close();
-      throw error;
+    for (const entry of opened.segments) {
+      const meta = openSegment(fs, dir, entry, words, this.signature);
+      metas.push(meta);
+      this.fds.push(meta.fd);
     }
     const n = opened.count;
-    d.reserve(n + (n >> 3)); // room for a run's new documents without growing every array again
+    this.reserve(n + (n >> 3)); // room for a run's new documents without growing every array again
 
-    const fps8 = new Uint8Array(d.fps.buffer);
-    const keys8 = new Uint8Array(d.keys.buffer);
+    const fps8 = new Uint8Array(this.fps.buffer);
+    const keys8 = new Uint8Array(this.keys.buffer);
     metas.forEach((meta, s) => {
       const { first } = opened.segments[s]!;
       fps8.set(meta.fps, first * words * 8);
       keys8.set(meta.keys, first * 32);
-      d.wordless.set(meta.wordless, first);
-      d.segmentLabels.push({ first, starts: meta.labelStarts.slice(), bytes: meta.labels.slice() });
+      this.wordless.set(meta.wordless, first);
+      this.segmentLabels.push({ first, starts: meta.labelStarts.slice(), bytes: meta.labels.slice() });
     });
-    d.parent.set(opened.roots, 0);
-    d.n = n;
-    d.committed = n;
-    d.segments = opened.segments;
-    d.sets = new LayeredSets(
+    this.parent.set(opened.roots, 0);
+    this.n = n;
+    this.committed = n;
+    this.segments = opened.segments;
+    this.sets = new LayeredSets(
       fs,
-      d.fds,
+      this.fds,
       opened.segments.map((s) => s.file),
       metas,
       n,
-      d.store,
-      d.sameWordless,
+      this.store,
+      this.sameWordless,
     );
-    return d;
+    return this;
   }
 
   /**
@@ -620,7 +644,8 @@ export class Deduplicator {
    * clusters, 4 bytes per document); to another directory, which must hold no state, every document. Each file is
    * written to a temporary name, fsynced and renamed, the manifest last: a process killed at any moment leaves the
    * previous state as it was. Files of the directory that the new manifest does not name (left by killed runs, or a
-   * converted version 1 state.bin) are removed.
+   * converted version 1 state.bin) are removed. A directory other than the one this holds is locked as open() does
+   * (refused when another process holds it), and held instead until close().
    */
   async saveTo(dir: string): Promise<void> {
     if (typeof dir !== 'string' || dir === '') throw new TypeError(`dir must be a path, got ${show(dir)}`);
@@ -629,8 +654,23 @@ export class Deduplicator {
     const path = await import('node:path');
     const same = this.dir !== null && path.resolve(this.dir) === path.resolve(dir);
     fs.mkdirSync(dir, { recursive: true });
-    if (!same && fs.existsSync(`${dir}/${MANIFEST}`))
-      throw new Error(`${dir} holds another state: open it with Deduplicator.open, or save to an empty directory`);
+    const locked = same && this.lock !== null;
+    const lock = locked ? this.lock! : lockState(fs, dir, await nodeHost());
+    try {
+      if (!same && fs.existsSync(`${dir}/${MANIFEST}`))
+        throw new Error(`${dir} holds another state: open it with Deduplicator.open, or save to an empty directory`);
+      await this.commit(fs, dir, same);
+    } catch (error) {
+      if (!locked) lock.release();
+      throw error;
+    }
+    if (!locked) {
+      this.lock?.release();
+      this.lock = lock;
+    }
+  }
+
+  private async commit(fs: NodeFs, dir: string, same: boolean): Promise<void> {
     const segments = same ? this.segments.slice() : [];
     let from = same ? this.committed : 0;
     // Segments addStream started writing: the first documents not yet in one of the directory's segments.
@@ -687,10 +727,15 @@ export class Deduplicator {
     this.pending.push({ from, to: this.n, entry });
   }
 
-  /** Closes the segment files that open() left open for reading sets (the Deduplicator reads none after this). */
+  /**
+   * Closes the segment files that open() left open for reading sets (the Deduplicator reads none after this) and
+   * releases the directory's lock.
+   */
   close(): void {
     for (const fd of this.fds) this.fs?.closeSync(fd);
     this.fds = [];
+    this.lock?.release();
+    this.lock = null;
   }
 
   /**
@@ -726,6 +771,10 @@ async function nodeFs(): Promise<NodeFs> {
   if (typeof process === 'undefined' || !process.versions?.node)
     throw new Error('a directory state needs Node (node:fs): use save() and load() elsewhere');
   return (await import('node:fs')) as NodeFs;
+}
+
+async function nodeHost(): Promise<string> {
+  return (await import('node:os')).hostname();
 }
 
 /**

@@ -6,7 +6,9 @@
 // is the commit, so a run killed at any moment leaves the previous manifest and the segments it names, and the files
 // it does not name are removed by the next run that commits. Opening reads the manifest and each segment's metadata,
 // checked whole; a shingle set is read only when its document is in a candidate pair, by offset, and checked against
-// its own checksum, so a run holds in memory its own sets and no earlier one's.
+// its own checksum, so a run holds in memory its own sets and no earlier one's. A process appending to the
+// directory holds DIR/lock (created exclusively) throughout: two appending at once would each commit a manifest
+// without the other's segment, and the later commit would remove that segment as unnamed.
 //
 // Node only: the file functions take node:fs as an argument (imported lazily by the Deduplicator), so the library
 // still loads in browsers.
@@ -140,15 +142,181 @@ function readHeader(
   return { ...json, headerBytes: pad8(8 + length) };
 }
 
-/** Refuses a state made with other options, naming the first difference. */
+/**
+ * The options in the order their differences are named: the one that makes every other moot first (another width
+ * or no shingle sets makes fingerprints or pairs incomparable whatever k is), k and the threshold last.
+ */
+const SIGNATURE_ORDER = [
+  'bits',
+  'threshold',
+  'preset',
+  'tokenizer',
+  'spec',
+  'width',
+  'normalize',
+  'locale',
+  'shingleWidth',
+  'k',
+];
+
+const shown = (value: unknown): string =>
+  value === null || value === undefined ? 'the default (none)' : JSON.stringify(value);
+
+/** One difference between a state's options and these, in words (after "the state was made "). */
+function difference(key: string, theirs: unknown, mine: unknown): string {
+  if (key === 'bits') return `with ${String(theirs)}-bit fingerprints, not ${String(mine)}`;
+  if (key === 'threshold' && theirs === false)
+    return `without verification (--no-verify), not with it (threshold ${String(mine)})`;
+  if (key === 'threshold' && mine === false)
+    return `with verification (threshold ${String(theirs)}), not without it (--no-verify)`;
+  return `with ${key} = ${shown(theirs)}, not ${shown(mine)}`;
+}
+
+/** Refuses a state made with other options, naming the most fundamental difference. */
 export function checkSignature(theirs: Record<string, unknown> | undefined, mine: Record<string, unknown>): void {
-  for (const key of Object.keys(mine)) {
+  const keys = [
+    ...SIGNATURE_ORDER.filter((k) => k in mine),
+    ...Object.keys(mine).filter((k) => !SIGNATURE_ORDER.includes(k)),
+  ];
+  for (const key of keys) {
     const value = theirs?.[key];
     if (JSON.stringify(value) !== JSON.stringify(mine[key]))
       throw new StateError(
-        `the state was made with ${key} = ${JSON.stringify(value)}, not ${JSON.stringify(mine[key])}: use the same options, or start a new state`,
+        `the state was made ${difference(key, value, mine[key])}: use the same options, or start a new state`,
       );
   }
+}
+
+/** The lock file of a directory state: JSON naming the process that holds it and its host. */
+export const LOCK = 'lock';
+
+/** The process whose lock on a state directory was taken over: it held the lock and is gone. */
+export interface StaleLock {
+  /** Its process id. */
+  pid: number;
+  /** The host it ran on (this one: a lock of another host is never taken over). */
+  host: string;
+}
+
+/** A directory state's lock, held from open() (or a first saveTo) until close(). */
+export interface StateLock {
+  /** The holder of a stale lock that was taken over (its process is gone), or null. */
+  readonly tookOver: StaleLock | null;
+  release(): void;
+}
+
+/** Locks held by this process, released when it exits (also on the signals atomic-file.ts ends it with). */
+const held = new Set<() => void>();
+let exitHook = false;
+
+function hookExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const release of held) release();
+  });
+  // Without a listener these signals end the process without 'exit'. A listener removes that default, so this one
+  // restores it only when it is alone: another listener (the application's, or atomic-file.ts's, which exits with
+  // the same codes) decides, and its exit releases the locks.
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)
+    process.on(signal, () => {
+      if (process.listenerCount(signal) === 1) process.exit(code);
+    });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `dir`'s lock: creates DIR/lock exclusively (O_EXCL) with this process's pid and host, which also proves the
+ * directory writable before any work. A lock left by a process of this host that is gone is taken over; one whose
+ * process is alive, or that another host holds (whose processes cannot be asked), is refused naming it.
+ */
+export function lockState(fs: NodeFs, dir: string, host: string): StateLock {
+  const file = `${dir}/${LOCK}`;
+  const nonce = Math.random().toString(16).slice(2, 10);
+  const content = `${JSON.stringify({ pid: process.pid, host, nonce })}\n`;
+  let tookOver: StaleLock | null = null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = fs.openSync(file, 'wx', 0o644);
+      try {
+        fs.writeSync(fd, content);
+      } finally {
+        fs.closeSync(fd);
+      }
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' || attempt >= 3)
+        throw new StateError(
+          `the state directory cannot be written: its lock ${file} cannot be created (${code ?? (error as Error).message})`,
+        );
+    }
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      continue; // released meanwhile
+    }
+    let holder: { pid?: unknown; host?: unknown };
+    try {
+      holder = JSON.parse(text) as typeof holder;
+    } catch {
+      holder = {};
+    }
+    const pid = Number(holder.pid);
+    const theirHost = typeof holder.host === 'string' ? holder.host : '';
+    if (!Number.isInteger(pid) || pid <= 0 || theirHost === '')
+      throw new StateError(`${file} is not a lock this library wrote: remove it if no run is using ${dir}`);
+    if (theirHost !== host)
+      throw new StateError(
+        `the state is in use by process ${pid} on host ${theirHost} (${file}): wait for it, or remove ${file} if that run is gone`,
+      );
+    if (alive(pid))
+      throw new StateError(
+        `the state is in use by process ${pid}${pid === process.pid ? ' (this one)' : ''} (${file}): wait for it to finish`,
+      );
+    // A lock whose process is gone: moved aside under a name of our own, then checked to be the one judged stale
+    // (another process may have taken it over and locked again in between; that one is put back).
+    const aside = `${dir}/.${LOCK}.${process.pid}.${nonce}.tmp`;
+    try {
+      fs.renameSync(file, aside);
+    } catch {
+      continue;
+    }
+    if (fs.readFileSync(aside, 'utf8') !== text) {
+      fs.renameSync(aside, file);
+      continue;
+    }
+    fs.rmSync(aside, { force: true });
+    tookOver = { pid, host: theirHost };
+  }
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    held.delete(release);
+    try {
+      // Only a lock still ours: a stale-lock takeover by another process cannot have happened while we live.
+      if (fs.readFileSync(file, 'utf8') === content) fs.rmSync(file, { force: true });
+    } catch {
+      // Already gone (the directory removed): nothing to release.
+    }
+  };
+  held.add(release);
+  hookExit();
+  return { tookOver, release };
 }
 
 /** One segment as the manifest names it. */

@@ -6,6 +6,7 @@
 // with other options, damaged or truncated is refused with a clear error, and the Deduplicator stays usable. A
 // directory state (open, saveTo) appends a segment per run and decides the same; a small batch after many documents
 // takes the probing join (probe-join.ts) and decides as the join over everything; damaged segments are refused.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -238,6 +239,7 @@ describe('Deduplicator', () => {
     const d = new Deduplicator();
     d.add(docs);
     await d.saveTo(dir);
+    d.close(); // its lock, which saveTo() took
     const segment = path.join(dir, fs.readdirSync(dir).find((f) => f.startsWith('segment-'))!);
     const manifest = path.join(dir, 'manifest.bin');
     const good = fs.readFileSync(segment);
@@ -283,7 +285,77 @@ describe('Deduplicator', () => {
     r.duplicateOf.forEach((dup, q) => dup === -1 && kept.push(half + q));
     expect(kept).toEqual(keptByDedup(docs, half, docs.length, {}));
     await d.saveTo(dir);
+    d.close();
     expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
-    expect((await Deduplicator.open(dir)).count).toBe(docs.length);
+    const reopened = await Deduplicator.open(dir);
+    expect(reopened.count).toBe(docs.length);
+    reopened.close();
+  });
+
+  it('locks a directory state until close(): a second user fails naming the holder; a stale lock is taken over', async () => {
+    const docs = corpus(38, 20);
+    const dir = newDir();
+    const d = new Deduplicator();
+    d.add(docs);
+    await d.saveTo(dir);
+    const lock = path.join(dir, 'lock');
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8'))).toMatchObject({ pid: process.pid, host: os.hostname() });
+    await expect(Deduplicator.open(dir)).rejects.toThrow(
+      new RegExp(`in use by process ${process.pid} \\(this one\\) \\(${literal(lock)}\\)`),
+    );
+    const other = new Deduplicator();
+    other.add(docs.slice(0, 3));
+    await expect(other.saveTo(dir)).rejects.toThrow(/in use by process/);
+    d.close();
+    expect(fs.existsSync(lock)).toBe(false);
+    // Held by a live process of this host (the test runner's parent): refused; by another host: refused, named.
+    const manifest = fs.readFileSync(path.join(dir, 'manifest.bin'));
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: os.hostname() }));
+    await expect(Deduplicator.open(dir)).rejects.toThrow(new RegExp(`in use by process ${process.ppid} \\(`));
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.ppid, host: 'elsewhere.example' }));
+    await expect(Deduplicator.open(dir)).rejects.toThrow(/in use by process \d+ on host elsewhere\.example/);
+    expect(fs.readFileSync(path.join(dir, 'manifest.bin'))).toEqual(manifest);
+    // Left by a process that is gone: taken over, and said so.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    fs.writeFileSync(lock, JSON.stringify({ pid: gone, host: os.hostname() }));
+    const opened = await Deduplicator.open(dir);
+    expect(opened.tookOverLock).toEqual({ pid: gone, host: os.hostname() });
+    expect(opened.count).toBe(docs.length);
+    expect(JSON.parse(fs.readFileSync(lock, 'utf8')).pid).toBe(process.pid);
+    opened.close();
+    expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
+  });
+
+  it('names the most fundamental difference of a state made with other options', async () => {
+    const dir = newDir();
+    const d = new Deduplicator({ tokenizer: 'segmenter', locale: 'en' });
+    d.add(corpus(39, 5));
+    await d.saveTo(dir);
+    d.close();
+    const refused = (options: object) => Deduplicator.open(dir, options);
+    await expect(refused({ tokenizer: 'segmenter', locale: 'en', bits: 128 })).rejects.toThrow(
+      /the state was made with 64-bit fingerprints, not 128:/,
+    );
+    await expect(refused({ tokenizer: 'segmenter', locale: 'en', verify: false })).rejects.toThrow(
+      /the state was made with verification \(threshold 0\.6\), not without it \(--no-verify\):/,
+    );
+    await expect(refused({ tokenizer: 'segmenter', locale: 'en', bits: 128, k: 3 })).rejects.toThrow(/64-bit/);
+    await expect(refused({ tokenizer: 'segmenter' })).rejects.toThrow(
+      /the state was made with locale = "en", not the default \(none\):/,
+    );
+    await expect(refused({ tokenizer: 'segmenter', locale: 'en', threshold: 0.8, k: 3 })).rejects.toThrow(
+      /made with threshold = 0\.6, not 0\.8:/,
+    );
+    const plain = newDir();
+    const v = new Deduplicator({ verify: false });
+    v.add(corpus(40, 5));
+    await v.saveTo(plain);
+    v.close();
+    await expect(Deduplicator.open(plain)).rejects.toThrow(
+      /the state was made without verification \(--no-verify\), not with it \(threshold 0\.6\):/,
+    );
+    expect(fs.existsSync(path.join(plain, 'lock'))).toBe(false); // released by the open that failed
   });
 });
+
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
