@@ -2,7 +2,13 @@
 // target's own folder (so the rename cannot cross file systems), flushed with fsync, then renamed over the target,
 // and the folder fsynced so the rename itself survives a crash. A run that fails or is interrupted removes its
 // temporary file and leaves the target as it was; a run killed outright (SIGKILL, power loss) leaves at most a
-// stray `.NAME.*.tmp` beside it, never a half-written target. "-" writes to standard output as it goes.
+// stray `.NAME.*.tmp` beside it, never a half-written target. The replacement keeps the old file's permission bits
+// (and owner and group, where the system lets us set them), so a private file stays private. A symbolic link is
+// followed: the file it leads to is replaced, beside itself, and the link stays a link.
+//
+// "-" (standard output) and a target that exists but is not a regular file (a FIFO, a device such as /dev/null, a
+// socket, a process substitution's /dev/fd/N) are written in place as the run goes, with no temporary file and no
+// rename: there is no file to replace, and a reader may be waiting on the other end, so atomicity does not apply.
 //
 // Where the system allows it (Linux, a file system that takes O_DIRECT), whole buffers go around the page cache,
 // straight to the device: the commit's fsync then has no dirty pages to wait for, the kernel allocates no page
@@ -21,6 +27,134 @@ const BUFFER_BYTES = 8 << 20;
 const BLOCK = 4096;
 /** Bytes written through the page cache between background fdatasync calls. */
 const SYNC_BYTES = 128 << 20;
+
+/** Where a target is written. */
+export interface Destination {
+  /** 'replace': a regular file (new or old) renamed over; 'stream': written in place as the run goes. */
+  readonly kind: 'replace' | 'stream';
+  /** The file renamed over or opened: a symbolic link's final destination, so that the link itself stays. */
+  readonly path: string;
+  /** The regular file replaced, if there is one: its mode and owner carry over to the new one. */
+  readonly old: fs.Stats | null;
+}
+
+/**
+ * Where `target` is written; throws an error that says why it cannot be (a missing or unwritable directory, a
+ * directory as the target). Called before a run does any work, so that it fails before the work, not after.
+ */
+export function destination(target: string): Destination {
+  if (target === '-') return { kind: 'stream', path: target, old: null };
+  // "gone/" would otherwise pass as a file "gone" in the current directory and fail only at the rename.
+  if (target.endsWith('/') || target.endsWith(path.sep)) throw fault('ends in a slash: name a file to write', 'EISDIR');
+  let stat: fs.Stats | null = null;
+  try {
+    stat = fs.statSync(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (stat?.isDirectory()) throw fault('is a directory', 'EISDIR');
+  if (stat !== null && !stat.isFile()) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+      throw fault(`cannot write to it (${code})`, code);
+    }
+    return { kind: 'stream', path: target, old: null };
+  }
+  const file = stat !== null ? fs.realpathSync(target) : followLinks(target);
+  const dir = path.dirname(file);
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw fault('not a directory', 'ENOTDIR');
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    const why = code === 'ENOENT' ? 'no such directory' : code === 'ENOTDIR' ? 'not a directory' : code;
+    throw fault(`cannot write in ${dir}: ${why}`, code);
+  }
+  return { kind: 'replace', path: file, old: stat };
+}
+
+/** An error with a system code, as the file system's own are: the command line reports it as an I/O error. */
+function fault(message: string, code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A path that does not exist, or a dangling symbolic link's final destination (where writing through it creates). */
+function followLinks(target: string): string {
+  let file = path.resolve(target);
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = fs.readlinkSync(file);
+    } catch {
+      return file;
+    }
+    file = path.resolve(path.dirname(file), link);
+  }
+  throw fault('too many levels of symbolic links', 'ELOOP');
+}
+
+/**
+ * Opens a FIFO or device for writing. A FIFO with no reader yet is polled (O_NONBLOCK fails with ENXIO until one
+ * comes) rather than waited on with a plain open, which would hold up the main thread (or a thread of the pool,
+ * which then keeps the process from exiting) and with it the handling of ^C.
+ */
+async function openStream(file: string): Promise<number> {
+  const { O_WRONLY, O_NONBLOCK } = fs.constants;
+  if (O_NONBLOCK === undefined) return fs.openSync(file, O_WRONLY);
+  for (;;) {
+    let probe: number;
+    try {
+      probe = fs.openSync(file, O_WRONLY | O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENXIO' || !fs.statSync(file).isFIFO()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      continue;
+    }
+    // With a reader there, a blocking open returns at once; writes then wait for the reader instead of spinning on
+    // EAGAIN.
+    try {
+      return fs.openSync(file, O_WRONLY);
+    } finally {
+      fs.closeSync(probe);
+    }
+  }
+}
+
+/** The replaced file's owner and permission bits, on the new file (before any data is in it). */
+function keepOwnerAndMode(fd: number, old: fs.Stats): void {
+  const own = fs.fstatSync(fd);
+  if (own.uid !== old.uid || own.gid !== old.gid) {
+    // Only root can give the file to another user; anyone may keep its group if they are in it. Otherwise the new
+    // file is the writer's, as an editor's save would leave it.
+    try {
+      fs.fchownSync(fd, old.uid, old.gid);
+    } catch {
+      try {
+        fs.fchownSync(fd, -1, old.gid);
+      } catch {}
+    }
+  }
+  // After the chown, which clears the set-user-ID and set-group-ID bits.
+  fs.fchmodSync(fd, old.mode & 0o7777);
+}
+
+/** What a failed run did to its targets, for its error message. */
+export function outcome(files: ReadonlyArray<AtomicFile | null>): string {
+  const named = files.filter((f): f is AtomicFile => f !== null && f.target !== '-');
+  const replaced = named.filter((f) => f.replaced).map((f) => f.target);
+  const inPlace = named.filter((f) => f.inPlace).map((f) => f.target);
+  const left = named.filter((f) => !f.replaced && !f.inPlace).map((f) => f.target);
+  if (replaced.length === 0 && inPlace.length === 0) return 'nothing was replaced';
+  return [
+    replaced.length > 0 ? `${replaced.join(' and ')} ${replaced.length > 1 ? 'were' : 'was'} replaced` : '',
+    inPlace.length > 0 ? `${inPlace.join(' and ')} got what was written before the error` : '',
+    left.length > 0 ? `${left.join(' and ')} ${left.length > 1 ? 'were' : 'was'} left as before` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
 
 /** Temporary files not yet committed, removed if the process ends first. */
 const pending = new Set<AtomicFile>();
@@ -46,6 +180,12 @@ function installCleanup(): void {
 
 export class AtomicFile {
   private readonly fd: number;
+  /** Whether `fd` is this object's to close (not standard output's). */
+  private readonly owned: boolean;
+  private closed = false;
+  private renamed = false;
+  /** The file written or renamed over (a symbolic link's destination). */
+  private readonly path: string;
   /** The same file opened with O_DIRECT, for whole buffers; -1: none (standard output, or not allowed). */
   private direct = -1;
   private readonly temp: string | null;
@@ -61,17 +201,49 @@ export class AtomicFile {
   /** The background fdatasync under way, if any. */
   private syncing: Promise<void> | null = null;
 
-  /** Opens `target` for writing ("-": standard output). */
-  constructor(readonly target: string) {
+  /** Opens `target` for writing ("-": standard output); a FIFO waits for its reader without blocking the process. */
+  static async open(target: string): Promise<AtomicFile> {
+    const where = destination(target);
+    if (where.kind === 'replace' || target === '-') return new AtomicFile(target, where);
+    return new AtomicFile(target, where, await openStream(where.path));
+  }
+
+  /**
+   * Opens `target` for writing ("-": standard output). A FIFO with no reader blocks the process here: AtomicFile.open
+   * waits without. `fd`: the target already opened (a stream).
+   */
+  constructor(
+    readonly target: string,
+    where: Destination = destination(target),
+    fd?: number,
+  ) {
+    this.path = where.path;
     if (target === '-') {
       this.fd = 1;
+      this.owned = false;
+      this.temp = null;
+    } else if (where.kind === 'stream') {
+      this.fd = fd ?? fs.openSync(where.path, fs.constants.O_WRONLY);
+      this.owned = true;
       this.temp = null;
     } else {
-      const dir = path.dirname(path.resolve(target));
-      this.temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-      this.fd = fs.openSync(this.temp, 'wx', 0o644);
+      const dir = path.dirname(where.path);
+      const name = path.basename(where.path);
+      this.temp = path.join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      // A replacement starts private and takes the old file's mode before any data is in it; a new file gets the
+      // usual 0666 less the umask, as a shell's redirection would make it.
+      this.fd = fs.openSync(this.temp, 'wx', where.old !== null ? 0o600 : 0o666);
+      this.owned = true;
       installCleanup();
       pending.add(this);
+      if (where.old !== null) {
+        try {
+          keepOwnerAndMode(this.fd, where.old);
+        } catch (error) {
+          this.abort();
+          throw error;
+        }
+      }
     }
     this.buffers = this.temp !== null ? this.openDirect() : plainBuffers();
     this.buffer = this.buffers[0];
@@ -130,16 +302,33 @@ export class AtomicFile {
     fs.fsyncSync(this.fd);
   }
 
+  /** Whether the target was replaced (the rename done). */
+  get replaced(): boolean {
+    return this.renamed;
+  }
+
+  /** Whether the target is written in place as the run goes (a FIFO, a device), not replaced. */
+  get inPlace(): boolean {
+    return this.temp === null && this.owned;
+  }
+
   /** Renames the synced file over the target and fsyncs the folder: the second half of a commit. */
   publish(): void {
     if (this.done) throw new Error(`${this.target}: already closed`);
     this.idle();
-    this.done = true;
-    if (this.temp === null) return;
+    if (this.temp === null) {
+      this.done = true;
+      // A FIFO's reader sees the end here.
+      this.closeFiles();
+      return;
+    }
     this.closeFiles();
-    fs.renameSync(this.temp, this.target);
+    // Done only once renamed: should the rename fail, abort still removes the temporary file.
+    fs.renameSync(this.temp, this.path);
+    this.done = true;
+    this.renamed = true;
     pending.delete(this);
-    syncFolder(path.dirname(path.resolve(this.target)));
+    syncFolder(path.dirname(this.path));
   }
 
   /** Drops what was written: the temporary file is removed and the target left as it was. */
@@ -147,16 +336,18 @@ export class AtomicFile {
     if (this.done) return;
     this.done = true;
     pending.delete(this);
-    if (this.temp === null) return;
-    fs.rmSync(this.temp, { force: true });
+    if (this.temp !== null) fs.rmSync(this.temp, { force: true });
     // A write under way on the thread pool still uses the descriptors: they are closed once it is over (or by the
     // process's end), so that their numbers are not reused under it.
     if (this.writing === null) this.closeFiles();
     else this.writing.then(this.closeFiles, this.closeFiles);
   }
 
+  /** Closes the descriptors once (a number closed twice may by then be another file's). */
   private readonly closeFiles = (): void => {
-    for (const fd of [this.direct, this.fd]) {
+    if (this.closed) return;
+    this.closed = true;
+    for (const fd of [this.direct, this.owned ? this.fd : -1]) {
       if (fd < 0) continue;
       try {
         fs.closeSync(fd);

@@ -17,9 +17,16 @@ import { clusters, defaultDedupK, type ClusterMode, type DedupOptions, type Veri
 import { jaccardSorted, shingleHashes } from '../dedup/shingle-jaccard.js';
 import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
-import { Corpus } from './inputs.js';
-import { AtomicFile } from './atomic-file.js';
-import { type DeduplicatedDocuments, keptCount, writeCorpus, writeParquetCorpus } from './corpus-writer.js';
+import { Corpus, type ReadOptions } from './inputs.js';
+import type { ListOptions } from './sources.js';
+import { AtomicFile, destination, outcome } from './atomic-file.js';
+import {
+  type DeduplicatedDocuments,
+  type WriteCounts,
+  keptCount,
+  writeCorpus,
+  writeParquetCorpus,
+} from './corpus-writer.js';
 import { Deduplicator } from '../dedup/deduplicator.js';
 import { KEEP_RULES } from '../dedup/keep.js';
 import { Output, csvField, escapeName, ms, snippet, write } from './output.js';
@@ -64,7 +71,13 @@ function noDocuments(report: Reporter): InputError {
     report.skipped ? `${report.skipped} skipped` : '',
     report.warnings ? `${report.warnings} warning${report.warnings === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
-  return new InputError(`no documents were read${why.length ? ` (${why.join(', ')}: see above)` : ''}`);
+  if (why.length === 0) return new InputError('no documents were read');
+  // --quiet kept the messages off stderr: this one alone has to say why.
+  if (report.isQuiet)
+    return new InputError(
+      `no documents were read (${why.join(', ')}: ${report.reasonCounts}; run without --quiet to see them)`,
+    );
+  return new InputError(`no documents were read (${why.join(', ')}: see above)`);
 }
 
 function fingerprintHex(fps: BigUint64Array, i: number, bits: 32 | 64 | 128): string {
@@ -164,18 +177,40 @@ async function dedupCommand(args: string[]): Promise<number> {
   }
   const report = new Reporter(o.strict, v.quiet === true);
   const progress = new Progress(v.quiet === true);
-  await init();
-  const corpus = new Corpus(inputs, o, report, progress, true);
-  checkCorpusTargets(writes, corpus);
   if (v.state !== undefined) {
     if (v.pairs || v.format !== undefined || v.all)
       throw new UsageError('--state prints what it drops: drop --pairs / --format / --all');
     if (keep !== 'first')
       throw new UsageError('--state keeps the first document of each cluster: what earlier runs kept stays kept');
     if (mode !== 'connected') throw new UsageError('--state forms connected clusters: drop --mode');
+  }
+  await init();
+  // The state first: its lock (which also proves the directory writable) before any input is read or output
+  // replaced, and the files it already holds, which this run does not read again.
+  const state =
+    v.state !== undefined ? await openState(v.state as string, { ...hashOpts, k, verify }, report) : undefined;
+  const seen = { files: 0 };
+  let corpus: Corpus;
+  try {
+    const read: ReadOptions & ListOptions =
+      state && !o.jsonl && !o.lines && o.delimiter === null ? { ...o, recorded: recordedFiles(state, seen) } : o;
+    corpus = new Corpus(inputs, { ...read, verify: verified }, report, progress, true);
+    checkCorpusTargets(writes, corpus);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
+  if (state !== undefined) {
     try {
-      return await dedupWithState(v.state as string, corpus, writes, { ...hashOpts, k, verify }, report, t0, threads);
+      return await runWithState(state, v.state as string, corpus, writes, report, t0, threads, seen.files);
+    } catch (error) {
+      // A damaged shingle set is found only when its document is in a candidate pair, during the run. (By its
+      // message: the library's StateError is not exported, and the CLI's bundle imports only what src/index.ts does.)
+      if (error instanceof RangeError && error.message.startsWith('not a usable Deduplicator state: '))
+        throw new InputError(`--state ${v.state as string}: ${error.message}`);
+      throw error;
     } finally {
+      state.close();
       corpus.close();
       progress.done();
     }
@@ -200,7 +235,7 @@ async function dedupCommand(args: string[]): Promise<number> {
     const t = result.timings;
     const timing = `read and hash ${ms(t.hash)}, join ${ms(t.join)}, verify ${ms(t.verify)}, cluster ${ms(t.cluster)}, total ${ms(t1 - t0)}`;
     if (writes.output !== undefined || writes.removed !== undefined) {
-      const { kept, removed } = await writeTargets(corpus, result, writes);
+      const { kept, removed, passed } = await writeTargets(corpus, result, writes);
       const toStderr = writes.output === '-' || writes.removed === '-';
       if (summary)
         await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report }, toStderr);
@@ -208,7 +243,8 @@ async function dedupCommand(args: string[]): Promise<number> {
         `kept ${kept} of ${result.count} documents` +
           (writes.output !== undefined ? ` (${writes.output === '-' ? 'standard output' : writes.output})` : '') +
           `, removed ${removed}` +
-          (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : ''),
+          (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : '') +
+          (passed > 0 ? `; ${passed} records without a text passed through to the output, not deduplicated` : ''),
       );
       return 0;
     }
@@ -285,22 +321,21 @@ async function dedupOnClickHouse(
  * dedup --state DIR: this run's documents against every earlier run's (a Deduplicator's directory state: segments
  * and a manifest, see src/dedup/state-dir.ts), the outputs written, then this run's segment and the new manifest
  * (each written, fsynced and renamed, the manifest last), so a run killed at any point leaves the previous state.
+ * Opening takes the state's lock (DIR/lock) for the whole run: two runs appending at once would each commit a
+ * manifest without the other's segment.
  */
-async function dedupWithState(
-  dir: string,
-  corpus: Corpus,
-  writes: CorpusTargetOptions,
-  options: DedupOptions,
-  report: Reporter,
-  t0: number,
-  threads: number,
-): Promise<number> {
+async function openState(dir: string, options: DedupOptions, report: Reporter): Promise<Deduplicator> {
   try {
     if (!fs.statSync(dir).isDirectory()) throw new UsageError(`--state ${dir}: not a directory`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    fs.mkdirSync(dir, { recursive: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new InputError(`--state ${dir}: cannot be read (${code})`);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+    } catch (made) {
+      throw new InputError(`--state ${dir}: cannot be created (${(made as NodeJS.ErrnoException).code})`);
+    }
   }
   let d: Deduplicator;
   try {
@@ -308,11 +343,53 @@ async function dedupWithState(
   } catch (error) {
     throw new InputError(`--state ${dir}: ${(error as Error).message}`);
   }
-  try {
-    return await runWithState(d, dir, corpus, writes, report, t0, threads);
-  } finally {
-    d.close();
+  const stale = d.tookOverLock;
+  if (stale)
+    report.tell(
+      `note: --state ${dir}: took over the lock of process ${stale.pid}, which is gone (killed or crashed before it released it)`,
+    );
+  return d;
+}
+
+/**
+ * Whether a file is one the state holds: by its path, as the state names it (resolved from this directory), or as
+ * the same file (device and inode) as a recorded path of the same base name that still exists (another spelling,
+ * a link). One run over both would read such a file once; reading it again would name it a duplicate of itself.
+ */
+function recordedFiles(d: Deduplicator, seen: { files: number }): (name: string, stat: fs.Stats) => boolean {
+  const paths = new Set<string>();
+  const byBase = new Map<string, string[]>();
+  for (let i = 0; i < d.count; i++) {
+    const label = d.labelOf(i);
+    if (!label.startsWith('"')) continue;
+    const name = JSON.parse(label) as string;
+    if (name === '-') continue;
+    const full = path.resolve(name);
+    if (paths.has(full)) continue;
+    paths.add(full);
+    const base = path.basename(full);
+    const list = byBase.get(base);
+    if (list) list.push(full);
+    else byBase.set(base, [full]);
   }
+  const known = (name: string, stat: fs.Stats): boolean => {
+    const full = path.resolve(name);
+    if (paths.has(full)) return true;
+    for (const other of byBase.get(path.basename(full)) ?? []) {
+      try {
+        const st = fs.statSync(other);
+        if (st.dev === stat.dev && st.ino === stat.ino) return true;
+      } catch {
+        // Gone since: not this file.
+      }
+    }
+    return false;
+  };
+  return (name, stat) => {
+    if (!known(name, stat)) return false;
+    seen.files++;
+    return true;
+  };
 }
 
 async function runWithState(
@@ -323,6 +400,7 @@ async function runWithState(
   report: Reporter,
   t0: number,
   threads: number,
+  seen: number,
 ): Promise<number> {
   // The inputs stream through the threaded hasher (as dedupStream's do); only their locators stay.
   const source: number[] = [];
@@ -337,7 +415,8 @@ async function runWithState(
     }
   }
   const batch = await d.addStream(texts(), { threads, label: (i) => corpus.nameJson(i) });
-  if (batch.duplicateOf.length === 0) throw noDocuments(report);
+  // Every file already in the state is a run with nothing new, not an error: its outputs are empty.
+  if (batch.duplicateOf.length === 0 && seen === 0) throw noDocuments(report);
   const first = batch.first;
   const names = {
     json: (g: number) => (g < first ? d.labelOf(g) : corpus.nameJson(g - first)),
@@ -365,13 +444,19 @@ async function runWithState(
     const out = new Output();
     for (let i = 0; i < r.count; i++) {
       const dup = batch.duplicateOf[i]!;
-      if (dup !== -1) await out.line(`{"document":${corpus.nameJson(i)},"duplicate_of":${names.json(dup)}}`);
+      // in_state: the document kept is an earlier run's, which may bear the same name (a record given again).
+      if (dup !== -1)
+        await out.line(
+          `{"document":${corpus.nameJson(i)},"duplicate_of":${names.json(dup)}${dup < first ? ',"in_state":true' : ''}}`,
+        );
     }
     await out.flush();
   }
-  await d.saveTo(dir);
+  if (r.count > 0) await d.saveTo(dir);
   report.tell(
-    `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}; the state holds ${d.count} documents (${ms(performance.now() - t0)})`,
+    `kept ${kept} of ${r.count} new documents, removed ${r.count - kept}` +
+      (seen > 0 ? `; ${seen} files already in the state, skipped` : '') +
+      `; the state holds ${d.count} documents (${ms(performance.now() - t0)})`,
   );
   return 0;
 }
@@ -398,6 +483,15 @@ function corpusTargetsOf(v: Values): CorpusTargetOptions {
   if (t.output !== undefined && t.output === t.removed)
     throw new UsageError(`--output and --removed name the same file: ${t.output}`);
   if (t.annotate && t.output === undefined) throw new UsageError('--annotate writes the corpus: add --output PATH');
+  // Targets are written uncompressed: a name that says otherwise would give a file its own name misdescribes.
+  for (const [flag, target] of [
+    ['--output', t.output],
+    ['--removed', t.removed],
+  ] as const)
+    if (target !== undefined && /\.(gz|zst|zstd)$/i.test(target))
+      throw new UsageError(
+        `${flag} ${target}: outputs are written uncompressed; give a name without .gz / .zst, or pipe ${flag} - into gzip or zstd`,
+      );
   if (t.nul && t.output === undefined && t.removed === undefined)
     throw new UsageError('-0 ends the paths that --output / --removed list: add one of them');
   if ((t.output !== undefined || t.removed !== undefined) && (v.pairs || v.format !== undefined || v.all))
@@ -416,13 +510,11 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
     ['--removed', t.removed],
   ] as const) {
     if (target === undefined || target === '-') continue;
-    const dir = path.dirname(path.resolve(target));
+    // Before any work: a target that cannot be written is an I/O error (exit 1), like the inputs' own.
     try {
-      if (!fs.statSync(dir).isDirectory()) throw new UsageError(`${flag} ${target}: ${dir} is not a directory`);
-      fs.accessSync(dir, fs.constants.W_OK);
+      destination(target);
     } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`${flag} ${target}: cannot write in ${dir} (${(error as NodeJS.ErrnoException).code})`);
+      throw new InputError(`${flag} ${target}: ${(error as Error).message}`);
     }
     let stat: fs.Stats;
     try {
@@ -430,7 +522,6 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
     } catch {
       continue; // a new file
     }
-    if (stat.isDirectory()) throw new UsageError(`${flag} ${target}: is a directory`);
     for (const src of corpus.sources) {
       if (!src.seekable) continue;
       const s = fs.statSync(src.name);
@@ -440,16 +531,16 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
   }
 }
 
-/** Writes --output and --removed; neither replaces its target until both are written and synced. */
-async function writeTargets(
-  corpus: Corpus,
-  r: DeduplicatedDocuments,
-  t: CorpusTargetOptions,
-): Promise<{ kept: number; removed: number }> {
-  const output = t.output !== undefined ? new AtomicFile(t.output) : null;
+/**
+ * Writes --output and --removed; neither replaces its target until both are written and synced (a FIFO or device
+ * target is written as the run goes).
+ */
+async function writeTargets(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargetOptions): Promise<WriteCounts> {
+  let output: AtomicFile | null = null;
   let removed: AtomicFile | null = null;
   try {
-    removed = t.removed !== undefined ? new AtomicFile(t.removed) : null;
+    output = t.output !== undefined ? await AtomicFile.open(t.output) : null;
+    removed = t.removed !== undefined ? await AtomicFile.open(t.removed) : null;
     const targets = { output, removed, annotate: t.annotate, nul: t.nul };
     const counts = corpus.parquet
       ? await writeParquetCorpus(corpus, r, targets)
@@ -465,7 +556,7 @@ async function writeTargets(
     const e = error as NodeJS.ErrnoException;
     if (typeof e.code !== 'string' || e.code === 'EPIPE') throw error;
     const which = [t.output, t.removed].filter((x) => x !== undefined && x !== '-').join(' / ');
-    throw new InputError(`cannot write ${which || 'standard output'}: ${e.message} (nothing was replaced)`);
+    throw new InputError(`cannot write ${which || 'standard output'}: ${e.message} (${outcome([output, removed])})`);
   } finally {
     output?.abort();
     removed?.abort();

@@ -17,6 +17,17 @@ function startsWith(head: Buffer, magic: readonly number[]): boolean {
   return head.length >= magic.length && magic.every((b, i) => head[i] === b);
 }
 
+/**
+ * Whether the bytes open a Zstandard stream: a frame (28 B5 2F FD) or a skippable frame (magic 0x184D2A50 to
+ * 0x184D2A5F, little-endian), which pzstd and the seekable format write first. Every decoder used here skips
+ * skippable frames itself (libzstd in node:zlib and the zstd program; fzstd's frame reader), so only this test
+ * needed to know them.
+ */
+export function isZstd(head: Buffer): boolean {
+  if (startsWith(head, ZSTD)) return true;
+  return head.length >= 4 && (head[0]! & 0xf0) === 0x50 && head[1] === 0x2a && head[2] === 0x4d && head[3] === 0x18;
+}
+
 /** The Zstandard decoders, best first; `decompressed` takes the first that runs here (tests pick one). */
 export type ZstdDecoder = 'zlib' | 'program' | 'fzstd';
 
@@ -49,7 +60,7 @@ export async function decompressed(
   }
   const first = Buffer.concat(head);
   if (startsWith(first, GZIP)) return { format: 'gzip', stream: through(all(), zlib.createGunzip()) };
-  if (startsWith(first, ZSTD)) {
+  if (isZstd(first)) {
     const native = (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
     const decoder = zstdDecoder ?? (native ? 'zlib' : zstdProgram() ? 'program' : 'fzstd');
     if (decoder === 'zlib' && native) return { format: 'zstd', stream: through(all(), native()) };

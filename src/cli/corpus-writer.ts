@@ -6,7 +6,7 @@
 // nothing else of the line changes. Whole files as documents are listed by path, one per line or NUL-terminated.
 import fs from 'node:fs';
 import type { AtomicFile } from './atomic-file.js';
-import type { Corpus } from './inputs.js';
+import { type Corpus, type PassedRecords, splitRow } from './inputs.js';
 import { escapeName } from './output.js';
 import { InputError } from './report.js';
 import { isFlat, parquetWriter, readRows, withAnnotations } from './parquet.js';
@@ -46,6 +46,67 @@ interface Sink {
   writeString(text: string): void;
 }
 
+/** What a write did: documents kept and removed, and records without a text passed through to --output. */
+export interface WriteCounts {
+  kept: number;
+  removed: number;
+  passed: number;
+}
+
+/**
+ * The records in input order: the documents and, among them, the records without a text (PassedRecords), which are
+ * no document's duplicate and so are written where a kept document would be. Record k is document doc(k), or
+ * passed record -1 - doc(k).
+ */
+class Records {
+  readonly n: number;
+  private readonly order: Int32Array | null;
+
+  constructor(
+    private readonly r: DeduplicatedDocuments,
+    readonly passed: PassedRecords,
+  ) {
+    this.n = r.count + passed.count;
+    if (passed.count === 0) {
+      this.order = null;
+      return;
+    }
+    this.order = new Int32Array(this.n);
+    let k = 0;
+    let p = 0;
+    for (let i = 0; i <= r.count; i++) {
+      while (p < passed.count && passed.before[p]! <= i) this.order[k++] = -1 - p++;
+      if (i < r.count) this.order[k++] = i;
+    }
+  }
+
+  doc(k: number): number {
+    return this.order === null ? k : this.order[k]!;
+  }
+
+  source(k: number): number {
+    const d = this.doc(k);
+    return d >= 0 ? this.r.locators.source[d]! : this.passed.source[-1 - d]!;
+  }
+
+  offset(k: number): number {
+    const d = this.doc(k);
+    return d >= 0 ? this.r.locators.offset[d]! : this.passed.offset[-1 - d]!;
+  }
+
+  length(k: number): number {
+    const d = this.doc(k);
+    return d >= 0 ? this.r.locators.length[d]! : this.passed.length[-1 - d]!;
+  }
+}
+
+/** The sources the records come from, in order. */
+function sourcesOf(records: Records): number[] {
+  const used = new Set<number>();
+  for (let k = 0; k < records.n; k++) used.add(records.source(k));
+  return [...used].sort((a, b) => a - b);
+}
+
 /** How many documents are kept (duplicateOf -1). */
 export function keptCount(duplicateOf: Int32Array): number {
   let kept = 0;
@@ -58,18 +119,21 @@ export function keptCount(duplicateOf: Int32Array): number {
  * time, on the thread pool: the next window is read while this one is copied into the targets' buffers and their
  * last full buffer is written, so the pass costs about its slowest part rather than the sum of the three.
  */
-export async function writeCorpus(
-  corpus: Corpus,
-  r: DeduplicatedDocuments,
-  t: CorpusTargets,
-): Promise<{ kept: number; removed: number }> {
+export async function writeCorpus(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets): Promise<WriteCounts> {
   const kept = keptCount(r.duplicateOf);
   if (corpus.wholeFiles) {
     writePaths(corpus, r, t);
-    return { kept, removed: r.count - kept };
+    return { kept, removed: r.count - kept, passed: 0 };
   }
+  const records = new Records(r, corpus.passedRecords());
   const delimiter = corpus.delimiter;
-  if (delimiter !== null) writeHeaders(corpus, r, t, delimiter);
+  // A byte order mark goes out with the record or header row it began, and only at the start of a target: inside
+  // one it would be a stray character in the middle of a line.
+  const fresh = { output: true, removed: true };
+  if (delimiter !== null) {
+    writeHeaders(corpus, records, t, delimiter);
+    fresh.output = fresh.removed = false;
+  }
   const reader = new SourceReader(corpus);
   const buffers = [Buffer.alloc(0), Buffer.alloc(0)];
   // The next window's read, on the thread pool while this one is copied out.
@@ -82,7 +146,7 @@ export async function writeCorpus(
     return p;
   };
   try {
-    const plan = windows(r, t);
+    const plan = windows(records, r, t);
     let w = plan.next();
     reading = w.done ? null : readInto(w.value, 0);
     for (let k = 0; !w.done; k ^= 1) {
@@ -90,7 +154,7 @@ export async function writeCorpus(
       const got = await reading!;
       w = plan.next();
       reading = w.done ? null : readInto(w.value, k ^ 1);
-      const pieces = gather(corpus, r, t, window, got);
+      const pieces = gather(corpus, records, r, t, window, got, fresh);
       // Copied into the targets' buffers (their writes go on meanwhile), so this window's buffer is free again.
       if (pieces.output.length > 0) await t.output!.append(pieces.output);
       if (pieces.removed.length > 0) await t.removed!.append(pieces.removed);
@@ -100,10 +164,10 @@ export async function writeCorpus(
     await reading?.catch(() => {});
     reader.close();
   }
-  return { kept, removed: r.count - kept };
+  return { kept, removed: r.count - kept, passed: t.output ? records.passed.count : 0 };
 }
 
-/** The documents first..last (those of them a target wants) and the bytes of `source` that hold their records. */
+/** The records first..last (those of them a target wants) and the bytes of `source` that hold their records. */
 interface Window {
   source: number;
   start: number;
@@ -112,8 +176,9 @@ interface Window {
   last: number;
 }
 
-/** Whether document `i` goes to a target. */
+/** Whether document `i` (a passed record when negative) goes to a target. */
 function wants(r: DeduplicatedDocuments, t: CorpusTargets, i: number): boolean {
+  if (i < 0) return t.output !== null;
   const kept = r.duplicateOf[i] === -1;
   return (t.output !== null && (t.annotate || kept)) || (t.removed !== null && !kept);
 }
@@ -123,15 +188,14 @@ function wants(r: DeduplicatedDocuments, t: CorpusTargets, i: number): boolean {
  * within READ_BYTES (a larger record: a window of its own); a record far from the last window's end is read alone (a
  * few removed documents cost a read each, not a pass). A window ends with its last record, so each byte is read once.
  */
-function* windows(r: DeduplicatedDocuments, t: CorpusTargets): Generator<Window> {
-  const { source, offset, length } = r.locators;
+function* windows(records: Records, r: DeduplicatedDocuments, t: CorpusTargets): Generator<Window> {
   let w: Window | null = null;
   let limit = 0;
-  for (let i = 0; i < r.count; i++) {
-    if (!wants(r, t, i)) continue;
-    const s = source[i]!;
-    const at = offset[i]!;
-    const end = at + length[i]!;
+  for (let i = 0; i < records.n; i++) {
+    if (!wants(r, t, records.doc(i))) continue;
+    const s = records.source(i);
+    const at = records.offset(i);
+    const end = at + records.length(i);
     if (w !== null && w.source === s && at >= w.start && end <= limit) {
       w.end = Math.max(w.end, end);
       w.last = i + 1;
@@ -148,16 +212,22 @@ function* windows(r: DeduplicatedDocuments, t: CorpusTargets): Generator<Window>
 /** What a window's records add to each target, as pieces of the window (kept records that follow each other: one). */
 function gather(
   corpus: Corpus,
+  records: Records,
   r: DeduplicatedDocuments,
   t: CorpusTargets,
   w: Window,
   got: Buffer,
+  fresh: { output: boolean; removed: boolean },
 ): { output: Uint8Array[]; removed: Uint8Array[] } {
   const output = new Pieces();
   const removed = new Pieces();
-  const { offset, length } = r.locators;
   const jsonl = corpus.jsonl;
   const delimiter = corpus.delimiter;
+  // Only a source's first record starts 3 bytes in, just past its byte order mark.
+  const bom = (at: number, to: Pieces, which: 'output' | 'removed'): void => {
+    if (fresh[which] && at + w.start === 3 && corpus.bomOf(w.source)) to.write(BOM);
+    fresh[which] = false;
+  };
   let span = -1;
   let spanEnd = 0;
   const flushSpan = (): void => {
@@ -166,18 +236,20 @@ function gather(
     output.write(NEWLINE);
     span = -1;
   };
-  for (let i = w.first; i < w.last; i++) {
+  for (let k = w.first; k < w.last; k++) {
+    const i = records.doc(k);
     if (!wants(r, t, i)) continue;
-    const at = offset[i]! - w.start;
-    const end = at + length[i]!;
+    const at = records.offset(k) - w.start;
+    const end = at + records.length(k);
     if (end > got.length)
       throw new InputError(`${corpus.sourceName(w.source)}: changed while it was read (now shorter)`);
-    const isKept = r.duplicateOf[i] === -1;
+    const isKept = i < 0 || r.duplicateOf[i] === -1;
     if (t.output && !t.annotate && isKept) {
       // Kept records one newline apart go out as one piece, newlines and all.
       if (span >= 0 && spanEnd + 1 === at) spanEnd = end;
       else {
         flushSpan();
+        bom(at, output, 'output');
         span = at;
         spanEnd = end;
       }
@@ -185,9 +257,13 @@ function gather(
     }
     flushSpan();
     const record = got.subarray(at, end);
-    if (t.output && t.annotate) annotate(output, corpus, r, i, record);
+    if (t.output && t.annotate) {
+      bom(at, output, 'output');
+      annotate(output, corpus, records, r, k, record);
+    }
     if (t.removed && !isKept) {
-      if (jsonl || delimiter !== null) annotate(removed, corpus, r, i, record);
+      bom(at, removed, 'removed');
+      if (jsonl || delimiter !== null) annotate(removed, corpus, records, r, k, record);
       else {
         removed.write(record);
         removed.write(NEWLINE);
@@ -211,35 +287,72 @@ class Pieces implements Sink {
   }
 }
 
-/** Annotates a JSON Lines record or a CSV / TSV row. */
-function annotate(to: Sink, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
-  if (corpus.delimiter === null) writeAnnotated(to, corpus, r, i, record);
-  else writeAnnotatedRow(to, corpus, r, i, record, corpus.delimiter);
+/**
+ * Annotates record k, a JSON Lines record or a CSV / TSV row: a document with its cluster and the document kept in
+ * its place, a record without a text with nulls (empty cells).
+ */
+function annotate(
+  to: Sink,
+  corpus: Corpus,
+  records: Records,
+  r: DeduplicatedDocuments,
+  k: number,
+  record: Buffer,
+): void {
+  const i = records.doc(k);
+  const names = namesOf(corpus, r);
+  const dup = i < 0 ? -1 : r.duplicateOf[i]!;
+  const passed = records.passed;
+  const where = () =>
+    i < 0 ? `${corpus.sourceName(passed.source[-1 - i]!)}:${passed.line[-1 - i]}` : corpus.nameText(i);
+  if (corpus.delimiter === null) {
+    const cluster = i < 0 ? 'null' : names.json(r.clusterOf[i]!);
+    writeAnnotated(to, where, record, cluster, dup === -1 ? 'null' : names.json(dup));
+  } else {
+    const d = corpus.delimiter;
+    const cluster = i < 0 ? '' : cell(names.value(r.clusterOf[i]!), d);
+    const missing = i < 0 ? passed.missing[-1 - i]! : corpus.missingFields(i);
+    writeAnnotatedRow(to, record, d, missing, cluster, dup === -1 ? '' : cell(names.value(dup), d));
+  }
 }
 
 const ADDED_COLUMNS = ['cluster', 'duplicate_of'];
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
+
+/** Refuses to add a column the input has already: a reader would find two of that name (JSON Lines refuses too). */
+function checkNoAddedColumn(source: string, columns: readonly string[], where: string): void {
+  for (const name of ADDED_COLUMNS)
+    if (columns.includes(name))
+      throw new InputError(`${source}: ${where} has a column "${name}" already; annotating would repeat it`);
+}
 
 /**
  * The header row of the CSV or TSV sources (all the same, or the run fails), first in each target; with the two
  * added columns where rows are annotated.
  */
-function writeHeaders(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargets, delimiter: ',' | '\t'): void {
+function writeHeaders(corpus: Corpus, records: Records, t: CorpusTargets, delimiter: ',' | '\t'): void {
   let header: Buffer | undefined;
+  let first = -1;
   const bare = (h: Buffer) => (h[h.length - 1] === 13 ? h.subarray(0, h.length - 1) : h);
-  for (const s of new Set(r.locators.source)) {
+  for (const s of sourcesOf(records)) {
     const h = corpus.headerOf(s)!;
-    if (header === undefined) header = h;
-    else if (!bare(header).equals(bare(h)))
+    if (header === undefined) {
+      header = h;
+      first = s;
+    } else if (!bare(header).equals(bare(h)))
       throw new InputError(
         `${corpus.sourceName(s)}: its header row differs from the first input's: one output cannot hold both`,
       );
   }
   if (header === undefined) return;
-  // The first input's header row as it was (a carriage return stays at its end).
+  if (t.annotate || t.removed)
+    checkNoAddedColumn(corpus.sourceName(first), splitRow(header, delimiter), 'its header row');
+  // The first input's header row as it was (its byte order mark and a carriage return at its end stay).
   const b = bare(header);
+  const bom = corpus.bomOf(first) ? BOM : new Uint8Array(0);
   const added = Buffer.from(ADDED_COLUMNS.map((c) => delimiter + c).join(''));
-  const annotated = Buffer.concat([b, added, header.subarray(b.length), NEWLINE]);
-  if (t.output) t.output.write(t.annotate ? annotated : Buffer.concat([header, NEWLINE]));
+  const annotated = Buffer.concat([bom, b, added, header.subarray(b.length), NEWLINE]);
+  if (t.output) t.output.write(t.annotate ? annotated : Buffer.concat([bom, header, NEWLINE]));
   if (t.removed) t.removed.write(annotated);
 }
 
@@ -253,24 +366,21 @@ function cell(value: string, delimiter: ',' | '\t'): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** A CSV or TSV row with the cluster and the kept document appended as two cells (before a closing "\r"). */
+/**
+ * A CSV or TSV row with two cells appended (before a closing "\r"): first `missing` empty ones for the fields a
+ * short row lacks, so the two land under their names in the header.
+ */
 function writeAnnotatedRow(
   to: Sink,
-  corpus: Corpus,
-  r: DeduplicatedDocuments,
-  i: number,
   row: Buffer,
   delimiter: ',' | '\t',
+  missing: number,
+  cluster: string,
+  duplicateOf: string,
 ): void {
   const end = row.length > 0 && row[row.length - 1] === 13 ? row.length - 1 : row.length;
-  const dup = r.duplicateOf[i]!;
   to.write(row.subarray(0, end));
-  to.writeString(
-    delimiter +
-      cell(namesOf(corpus, r).value(r.clusterOf[i]!), delimiter) +
-      delimiter +
-      (dup === -1 ? '' : cell(namesOf(corpus, r).value(dup), delimiter)),
-  );
+  to.writeString(delimiter.repeat(missing) + delimiter + cluster + delimiter + duplicateOf);
   to.write(row.subarray(end));
   to.write(NEWLINE);
 }
@@ -296,24 +406,19 @@ function namesOf(corpus: Corpus, r: DeduplicatedDocuments): { json(i: number): s
 const CLUSTER = Buffer.from('"cluster"');
 const DUPLICATE_OF = Buffer.from('"duplicate_of"');
 
-/** A JSON Lines record with "cluster" and "duplicate_of" inserted before its closing brace. */
-function writeAnnotated(to: Sink, corpus: Corpus, r: DeduplicatedDocuments, i: number, record: Buffer): void {
+/** A JSON Lines record with "cluster" and "duplicate_of" (JSON values) inserted before its closing brace. */
+function writeAnnotated(to: Sink, where: () => string, record: Buffer, cluster: string, duplicateOf: string): void {
   let close = record.length - 1;
   while (close >= 0 && record[close] !== 0x7d) close--; // the object's "}" (white space may follow it)
-  if (close < 0) throw new InputError(`${corpus.nameText(i)}: changed since it was read (no closing brace)`);
+  if (close < 0) throw new InputError(`${where()}: changed since it was read (no closing brace)`);
   if (record.includes(CLUSTER) || record.includes(DUPLICATE_OF)) {
     const value = JSON.parse(record.toString('utf8')) as Record<string, unknown>;
     for (const key of ['cluster', 'duplicate_of'])
       if (Object.hasOwn(value, key))
-        throw new InputError(
-          `${corpus.nameText(i)}: the record has a field "${key}" already; annotating would repeat it`,
-        );
+        throw new InputError(`${where()}: the record has a field "${key}" already; annotating would repeat it`);
   }
-  const dup = r.duplicateOf[i]!;
   to.write(record.subarray(0, close));
-  to.writeString(
-    `,"cluster":${namesOf(corpus, r).json(r.clusterOf[i]!)},"duplicate_of":${dup === -1 ? 'null' : namesOf(corpus, r).json(dup)}`,
-  );
+  to.writeString(`,"cluster":${cluster},"duplicate_of":${duplicateOf}`);
   to.write(record.subarray(close));
   to.write(NEWLINE);
 }
@@ -368,9 +473,10 @@ export async function writeParquetCorpus(
   corpus: Corpus,
   r: DeduplicatedDocuments,
   t: CorpusTargets,
-): Promise<{ kept: number; removed: number }> {
+): Promise<WriteCounts> {
   const kept = keptCount(r.duplicateOf);
-  const used = [...new Set(r.locators.source)];
+  const passed = corpus.passedRecords();
+  const used = [...new Set([...r.locators.source, ...passed.source])].sort((a, b) => a - b);
   const schema = corpus.tableOf(used[0]!).metadata.schema;
   const shape = JSON.stringify(schema.slice(1));
   for (const s of used)
@@ -382,24 +488,41 @@ export async function writeParquetCorpus(
     throw new InputError(
       `${corpus.sourceName(used[0]!)}: nested columns cannot be written back yet (--output / --removed need a flat table)`,
     );
+  if (t.annotate || t.removed)
+    checkNoAddedColumn(
+      corpus.sourceName(used[0]!),
+      schema.slice(1).map((e) => e.name),
+      'the table',
+    );
   const output = t.output ? await parquetWriter(t.output, t.annotate ? withAnnotations(schema) : schema) : null;
   const removed = t.removed ? await parquetWriter(t.removed, withAnnotations(schema)) : null;
   const { source, offset } = r.locators;
   let i = 0;
+  let p = 0;
   for (const s of used) {
     const table = corpus.tableOf(s);
     for (const group of table.rowGroups) {
-      // The documents of this row group (rows without a text are not documents, and are left out).
+      // The documents of this row group, and its rows without a text (no document: written as kept ones are).
       const first = i;
+      const firstPassed = p;
       while (i < r.count && source[i] === s && offset[i]! < group.end) i++;
-      if (i === first) continue;
+      while (p < passed.count && passed.source[p] === s && passed.offset[p]! < group.end) p++;
+      if (i === first && (p === firstPassed || !output)) continue;
       const rows = await readRows(table, table.columns, group.start, group.end);
       const out: unknown[][] = [];
       const gone: unknown[][] = [];
-      for (let d = first; d < i; d++) {
+      const names = namesOf(corpus, r);
+      let q = firstPassed;
+      for (let d = first; d <= i; d++) {
+        // The group's rows in order: passed rows before the document that follows them.
+        const at = d < i ? offset[d]! : group.end;
+        for (; q < p && passed.offset[q]! < at; q++) {
+          const row = rows[passed.offset[q]! - group.start]!;
+          if (output) out.push(t.annotate ? [...row, null, null] : row);
+        }
+        if (d === i) break;
         const row = rows[offset[d]! - group.start]!;
         const dup = r.duplicateOf[d]!;
-        const names = namesOf(corpus, r);
         const notes = [names.value(r.clusterOf[d]!), dup === -1 ? null : names.value(dup)];
         if (output && (dup === -1 || t.annotate)) out.push(t.annotate ? [...row, ...notes] : row);
         if (removed && dup !== -1) gone.push([...row, ...notes]);
@@ -410,5 +533,5 @@ export async function writeParquetCorpus(
   }
   output?.finish();
   removed?.finish();
-  return { kept, removed: r.count - kept };
+  return { kept, removed: r.count - kept, passed: output ? passed.count : 0 };
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MAX_DOCUMENT_BYTES } from '../dedup/stream-hash.js';
+import { MAX_VERIFIED_DOCUMENT_BYTES } from '../dedup/document-size.js';
 import type { Locators, StreamDocument } from '../dedup/stream.js';
 import { escapeName } from './output.js';
 import type { Progress } from './progress.js';
@@ -31,10 +32,18 @@ export interface ReadOptions {
   followSymlinks: boolean;
   binary: boolean;
   /**
-   * JSON texts are handed on as strings (their length is what --keep longest / shortest compares), not as the UTF-8
-   * bytes that the WebAssembly reader leaves in place of their lines.
+   * Every text is handed on as UTF-8 bytes, whatever the format, so that --keep longest / shortest (which compare a
+   * Uint8Array's bytes and a string's UTF-16 units) measure the same two texts alike in every format.
    */
-  stringTexts?: boolean;
+  byteTexts?: boolean;
+  /** --id-field was given: a CSV header or Parquet table without that column is then an error, not FILE:LINE names. */
+  idFieldNamed?: boolean;
+  /**
+   * dedup verifies pairs: a document over MAX_VERIFIED_DOCUMENT_BYTES (64 MiB of UTF-8), which dedupStream would
+   * refuse for the whole run, is reported instead and never handed on: a record is passed through like one without
+   * a text, a whole file skipped.
+   */
+  verify?: boolean;
 }
 
 const CHUNK = 4 << 20;
@@ -48,6 +57,11 @@ const REPEATS_SHOWN = 10;
 const GIB = 2 ** 30;
 export const LIMIT_TEXT =
   MAX_DOCUMENT_BYTES % GIB === 0 ? `${MAX_DOCUMENT_BYTES / GIB} GiB` : `${MAX_DOCUMENT_BYTES} bytes`;
+const MIB = 2 ** 20;
+const VERIFIED_LIMIT_TEXT =
+  MAX_VERIFIED_DOCUMENT_BYTES % MIB === 0
+    ? `${MAX_VERIFIED_DOCUMENT_BYTES / MIB} MiB`
+    : `${MAX_VERIFIED_DOCUMENT_BYTES} bytes`;
 
 class U32s {
   data = new Uint32Array(1024);
@@ -127,7 +141,25 @@ function isBlank(line: Uint8Array): boolean {
 }
 
 const SKIP_SOURCE = Symbol('skip the source');
-const decoder = new TextDecoder();
+/** A record read whole (a JSON object, a CSV row) that holds no text: no document, but still a record to write. */
+const NO_TEXT = Symbol('a record without a text');
+
+/**
+ * Records without a text (a JSON object whose text field is missing or not a string, a CSV row too short to hold
+ * the text column, a Parquet row whose text is NULL), in input order: where each lies and how many documents came
+ * before it, so the corpus writer can put it back among the documents.
+ */
+export interface PassedRecords {
+  count: number;
+  source: Uint32Array;
+  offset: Float64Array;
+  length: Float64Array;
+  line: Float64Array;
+  /** Documents read before the record. */
+  before: Float64Array;
+  /** Fields a CSV / TSV row lacks against its header (0 otherwise). */
+  missing: Uint32Array;
+}
 
 /**
  * A JSON record's field by name, or by a dotted path into nested objects ("meta.body") when no field has that
@@ -142,6 +174,81 @@ export function fieldAt(record: Record<string, unknown>, name: string): unknown 
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+/** The keys fieldAt follows to `name` in `record`. */
+function fieldPath(record: Record<string, unknown>, name: string): string[] {
+  return Object.hasOwn(record, name) || !name.includes('.') ? [name] : name.split('.');
+}
+
+/** Whether a JSON token (a valid value) is a number. */
+function isNumberToken(token: string): boolean {
+  const c = token.charCodeAt(0);
+  return c === 0x2d || (c >= 0x30 && c <= 0x39);
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/** The end of the JSON string whose opening quote is at `p` (just past its closing quote). */
+function stringEnd(json: string, p: number): number {
+  for (let q = p + 1; ; q++) {
+    const c = json.charCodeAt(q);
+    if (c === 0x5c) q++;
+    else if (c === 0x22 || Number.isNaN(c)) return q + 1;
+  }
+}
+
+/** The end of the JSON value starting at `p`. */
+function valueEnd(json: string, p: number): number {
+  const c = json.charCodeAt(p);
+  if (c === 0x22) return stringEnd(json, p);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    for (let q = p; q < json.length; q++) {
+      const d = json.charCodeAt(q);
+      if (d === 0x22) q = stringEnd(json, q) - 1;
+      else if (d === 0x7b || d === 0x5b) depth++;
+      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return q + 1;
+    }
+    return json.length;
+  }
+  let q = p;
+  while (q < json.length && !isSpace(json.charCodeAt(q)) && !',]}'.includes(json[q]!)) q++;
+  return q;
+}
+
+/**
+ * The source text of the value at `path` in `json`, a text JSON.parse accepted (a repeated key: its last value, as
+ * JSON.parse keeps); undefined when the path leads nowhere.
+ */
+export function valueTextAt(json: string, path: readonly string[]): string | undefined {
+  let from = 0;
+  let to = json.length;
+  for (const key of path) {
+    let p = from;
+    while (p < to && isSpace(json.charCodeAt(p))) p++;
+    if (json.charCodeAt(p) !== 0x7b) return undefined;
+    let found: [number, number] | undefined;
+    p++;
+    for (;;) {
+      while (p < to && isSpace(json.charCodeAt(p))) p++;
+      if (json.charCodeAt(p) !== 0x22) break; // "}" of an empty object
+      const keyEnd = stringEnd(json, p);
+      const raw = json.slice(p, keyEnd);
+      const name = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      p = keyEnd;
+      while (isSpace(json.charCodeAt(p)) || json.charCodeAt(p) === 0x3a) p++;
+      const end = valueEnd(json, p);
+      if (name === key) found = [p, end];
+      p = end;
+      while (p < to && isSpace(json.charCodeAt(p))) p++;
+      if (json.charCodeAt(p) !== 0x2c) break;
+      p++;
+    }
+    if (!found) return undefined;
+    [from, to] = found;
+  }
+  return json.slice(from, to);
 }
 
 /**
@@ -209,6 +316,19 @@ export class Corpus {
   /** Sources read through a decompressor (by their magic bytes): read again from the spool, like streams. */
   private readonly decompressed = new Set<number>();
   private readonly headers: Buffer[] = [];
+  /** Sources whose first line or header row began with a UTF-8 byte order mark (kept out of the record). */
+  private readonly boms: boolean[] = [];
+  /** Documents from CSV / TSV rows with fewer fields than their header: how many fewer. */
+  private readonly short = new Map<number, number>();
+  private passedCount = 0;
+  private readonly passed = {
+    source: new U32s(),
+    offset: new F64s(),
+    length: new F64s(),
+    line: new F64s(),
+    before: new F64s(),
+    missing: new U32s(),
+  };
 
   /** `rereadable`: the documents will be read again (dedup), so streams are spooled. */
   constructor(
@@ -388,6 +508,31 @@ export class Corpus {
     return this.headers[s];
   }
 
+  /** Whether source s began with a UTF-8 byte order mark, which its first record's locator leaves out. */
+  bomOf(s: number): boolean {
+    return this.boms[s] === true;
+  }
+
+  /** How many fields document i's CSV / TSV row lacks against its header (0 for a full row). */
+  missingFields(i: number): number {
+    return this.short.get(i) ?? 0;
+  }
+
+  /** The records without a text read so far. */
+  passedRecords(): PassedRecords {
+    const n = this.passedCount;
+    const p = this.passed;
+    return {
+      count: n,
+      source: p.source.data.subarray(0, n),
+      offset: p.offset.data.subarray(0, n),
+      length: p.length.data.subarray(0, n),
+      line: p.line.data.subarray(0, n),
+      before: p.before.data.subarray(0, n),
+      missing: p.missing.data.subarray(0, n),
+    };
+  }
+
   /** The path of a whole-file document, as found. */
   pathOf(i: number): string {
     return this.sources[this.sourceOf.data[i]!]!.name;
@@ -437,7 +582,7 @@ export class Corpus {
   private textAgain(bytes: Buffer, s: number): string | Uint8Array {
     if (this.o.delimiter !== null) {
       const text = this.rowText(bytes, s);
-      if (text === undefined) throw new InputError(`${this.shown(s)}: changed while it was read`);
+      if (typeof text !== 'string') throw new InputError(`${this.shown(s)}: changed while it was read`);
       return text;
     }
     if (!this.o.jsonl) return bytes;
@@ -532,6 +677,45 @@ export class Corpus {
     return this.spool;
   }
 
+  /** Notes a record without a text, between the documents read so far and the next. */
+  private pass(s: number, offset: number, length: number, line: number, missing = 0): void {
+    const q = this.passedCount++;
+    const p = this.passed;
+    p.source.push(q, s);
+    p.offset.push(q, offset);
+    p.length.push(q, length);
+    p.line.push(q, line);
+    p.before.push(q, this.count);
+    p.missing.push(q, missing);
+  }
+
+  /**
+   * Whether a record's text (line `line` of source s, or row `line` of a table) is too large to verify (o.verify):
+   * then it is reported, and the caller passes the record through instead of registering a document.
+   */
+  private tooLargeToVerify(text: string | Uint8Array, s: number, line: number): boolean {
+    if (!this.o.verify) return false;
+    // A UTF-16 unit is one to three bytes of UTF-8: counted exactly only when that could decide.
+    if (
+      typeof text === 'string'
+        ? text.length * 3 <= MAX_VERIFIED_DOCUMENT_BYTES
+        : text.length <= MAX_VERIFIED_DOCUMENT_BYTES
+    )
+      return false;
+    const bytes = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
+    if (bytes <= MAX_VERIFIED_DOCUMENT_BYTES) return false;
+    this.reportTooLargeToVerify(bytes, s, line);
+    return true;
+  }
+
+  /** Reports a document of `bytes` bytes of UTF-8 as too large to verify: a record (with `line`) or a whole file. */
+  private reportTooLargeToVerify(bytes: number, s: number, line?: number): void {
+    this.report.bad(
+      `${this.shown(s)}${line === undefined ? '' : `:${line}`}: ${bytes} bytes${line === undefined ? '' : ' of text'}, more than the ${VERIFIED_LIMIT_TEXT} that verification takes (--no-verify takes up to ${LIMIT_TEXT}): ${line === undefined ? 'not deduplicated' : 'passed through, not deduplicated'}`,
+      'too large to verify',
+    );
+  }
+
   private add(s: number, line: number): number {
     const i = this.count++;
     this.sourceOf.push(i, s);
@@ -549,7 +733,7 @@ export class Corpus {
       return;
     }
     if (this.wholeFiles) {
-      const parts: Buffer[] = [];
+      let parts: Buffer[] = [];
       let size = 0;
       const skipped = { binary: false };
       for await (const chunk of this.chunks(s, skipped)) {
@@ -558,9 +742,15 @@ export class Corpus {
           this.report.bad(`${this.shown(s)}: more than the ${LIMIT_TEXT} limit of one document`, 'over the size limit');
           return;
         }
-        parts.push(chunk);
+        // A file too large to verify is only counted on to its end (or to the limit above), not kept.
+        if (this.o.verify && size > MAX_VERIFIED_DOCUMENT_BYTES) parts = [];
+        else parts.push(chunk);
       }
       if (skipped.binary) return;
+      if (this.o.verify && size > MAX_VERIFIED_DOCUMENT_BYTES) {
+        this.reportTooLargeToVerify(size, s);
+        return;
+      }
       const text = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
       this.add(s, 0);
       yield { text, source: s, offset: 0, length: size };
@@ -577,15 +767,21 @@ export class Corpus {
       if (no === 1 && startsWithBom(line)) {
         line = line.subarray(3);
         offset += 3;
+        this.boms[s] = true;
       }
       if (isBlank(line)) return undefined;
       if (this.o.lines) {
+        if (this.tooLargeToVerify(line, s, no)) {
+          this.pass(s, offset, line.length, no);
+          return undefined;
+        }
         this.add(s, no);
         return { text: line, source: s, offset, length: line.length };
       }
       const text = this.parseLine(line, s, no);
-      if (text === undefined) return undefined;
-      return { text, source: s, offset, length: line.length };
+      if (text === NO_TEXT) this.pass(s, offset, line.length, no);
+      if (typeof text !== 'string') return undefined;
+      return { text: this.asText(text), source: s, offset, length: line.length };
     };
     const tooLong = (): void => {
       this.report.bad(
@@ -606,6 +802,7 @@ export class Corpus {
         if (batch && carryBytes === 0) {
           // As emit: a byte order mark dropped from the first line, blank lines skipped.
           const bom = lineNo === 1 && startsWithBom(chunk.subarray(pos, nl)) ? 3 : 0;
+          if (bom) this.boms[s] = true;
           if (!isBlank(chunk.subarray(pos + bom, nl))) batch.add(pos + bom, nl, lineStart + bom, lineNo);
         } else {
           const line = carryBytes === 0 ? chunk.subarray(pos, nl) : Buffer.concat([...carry, chunk.subarray(pos, nl)]);
@@ -632,7 +829,7 @@ export class Corpus {
   }
 
   /** Column numbers of the text and id in each CSV or TSV source, from its header row. */
-  private readonly columns: Array<{ text: number; id: number }> = [];
+  private readonly columns: Array<{ text: number; id: number; count: number }> = [];
 
   /**
    * CSV or TSV rows, one document each after the header row: a row ends at a newline outside quotes (CSV), and its
@@ -653,6 +850,7 @@ export class Corpus {
       if (start === 0 && startsWithBom(row)) {
         row = row.subarray(3);
         offset += 3;
+        this.boms[s] = true;
       }
       if (header) {
         header = false;
@@ -660,8 +858,9 @@ export class Corpus {
       }
       if (isBlank(row)) return undefined;
       const text = this.rowText(row, s, rowLine);
-      if (text === undefined) return undefined;
-      return { text, source: s, offset, length: row.length };
+      if (typeof text === 'number') this.pass(s, offset, row.length, rowLine, text);
+      if (typeof text !== 'string') return undefined;
+      return { text: this.asText(text), source: s, offset, length: row.length };
     };
     for await (const chunk of this.chunks(s, { binary: false })) {
       let pos = 0;
@@ -714,22 +913,28 @@ export class Corpus {
       );
       return;
     }
+    if (!this.idColumnFound(s, t.columns.includes(this.o.idField), t.columns, 'the table')) return;
     const columns = t.columns.includes(this.o.idField) ? [this.o.field, this.o.idField] : [this.o.field];
     let notText = 0;
     for (const group of t.rowGroups) {
       const rows = await readRows(t, columns, group.start, group.end);
       for (let r = 0; r < rows.length; r++) {
         const [text, id] = rows[r]!;
+        const row = group.start + r;
         if (typeof text !== 'string') {
           notText++;
+          this.pass(s, row, 0, row + 1);
           continue;
         }
-        const row = group.start + r;
+        if (this.tooLargeToVerify(text, s, row + 1)) {
+          this.pass(s, row, 0, row + 1);
+          continue;
+        }
         const i = this.add(s, row + 1);
         if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || typeof id === 'bigint')
           this.noteId(i, typeof id === 'bigint' ? id.toString() : JSON.stringify(id), s, row + 1);
         this.bytesRead += text.length;
-        yield { text, source: s, offset: row, length: text.length };
+        yield { text: this.asText(text), source: s, offset: row, length: text.length };
       }
       this.progress.update('reading', this.bytesRead, Math.max(this.knownBytes, this.bytesRead), 'bytes');
     }
@@ -740,11 +945,29 @@ export class Corpus {
       );
   }
 
+  /** A parsed text as dedup is to measure it (byteTexts). */
+  private asText(text: string): string | Uint8Array {
+    return this.o.byteTexts ? Buffer.from(text, 'utf8') : text;
+  }
+
   private rowTooLong(s: number, line: number): void {
     this.report.bad(
       `${this.shown(s)}:${line}: a row longer than the ${LIMIT_TEXT} limit of one document (the rest of the input is not read)`,
       'over the size limit',
     );
+  }
+
+  /**
+   * Whether the id column is there or need not be: a column named by --id-field is known from the header before any
+   * row, so its absence is reported (the source not read) rather than every row quietly named FILE:LINE.
+   */
+  private idColumnFound(s: number, found: boolean, names: string[], where: string): boolean {
+    if (found || !this.o.idFieldNamed) return true;
+    this.report.bad(
+      `${this.shown(s)}: no column ${JSON.stringify(this.o.idField)} in ${where} (${names.map((n) => JSON.stringify(n)).join(', ')}): not read (--id-field names the id column)`,
+      'inputs without the id column',
+    );
+    return false;
   }
 
   /** Notes a source's header row; false (reported) when it lacks the text column. */
@@ -758,25 +981,44 @@ export class Corpus {
       );
       return false;
     }
-    this.columns[s] = { text, id: names.indexOf(this.o.idField) };
+    const id = names.indexOf(this.o.idField);
+    if (!this.idColumnFound(s, id >= 0, names, 'its header row')) return false;
+    this.columns[s] = { text, id, count: names.length };
     this.headers[s] = Buffer.from(row);
     return true;
   }
 
-  /** A row's text (its id noted when `line` is given: the first reading); undefined (reported) when unusable. */
-  private rowText(row: Buffer, s: number, line?: number): string | undefined {
+  /**
+   * A row's text (its id noted when `line` is given: the first reading). A row shorter than its header is read as
+   * if padded with empty fields (as spreadsheet programs and pandas read one), so its annotation columns still land
+   * under their names: one too short to reach the text column holds no text (the number of fields it lacks is
+   * returned). A row longer than its header has cells no column names, so it is a bad row (undefined, reported):
+   * its annotations would sit under the wrong names.
+   */
+  private rowText(row: Buffer, s: number, line?: number): string | number | undefined {
     const fields = splitRow(row, this.o.delimiter!);
-    const { text, id } = this.columns[s]!;
-    if (text >= fields.length) {
+    const { text, id, count } = this.columns[s]!;
+    if (fields.length > count) {
       if (line !== undefined)
         this.report.bad(
-          `${this.shown(s)}:${line}: ${fields.length} fields, no column ${JSON.stringify(this.o.field)}`,
+          `${this.shown(s)}:${line}: ${fields.length} fields, more than the ${count} columns of its header row`,
           'invalid rows',
         );
       return undefined;
     }
+    if (text >= fields.length) {
+      if (line !== undefined)
+        this.report.bad(
+          `${this.shown(s)}:${line}: ${fields.length} fields, no column ${JSON.stringify(this.o.field)}`,
+          'rows without the text column',
+        );
+      return count - fields.length;
+    }
     if (line === undefined) return fields[text]!;
+    // Passed through like a row without a text (padded as a short row with its text would be).
+    if (this.tooLargeToVerify(fields[text]!, s, line)) return count - fields.length;
     const i = this.add(s, line);
+    if (fields.length < count) this.short.set(i, count - fields.length);
     if (id >= 0 && id < fields.length) this.noteId(i, JSON.stringify(fields[id]!), s, line);
     return fields[text]!;
   }
@@ -799,27 +1041,39 @@ export class Corpus {
       const no = batch.numbers.data[q]!;
       const text = read?.texts[q];
       if (read && text) {
+        if (this.tooLargeToVerify(text, s, no)) {
+          this.pass(s, offset, end - start, no);
+          continue;
+        }
         const i = this.add(s, no);
         const token = read.idTokens[q];
-        // A JSON string without escapes is its own JSON.stringify.
-        if (token !== undefined)
-          if (read.idKinds[q] === ID_PLAIN) this.noteId(i, token, s, no);
-          else this.noteJsonId(i, JSON.parse(token), s, no);
-        yield { text: this.o.stringTexts ? decoder.decode(text) : text, source: s, offset, length: end - start };
+        // A JSON string without escapes is its own JSON.stringify. A number keeps its own characters: JSON.parse
+        // would round one past 2^53 onto another id (one past a double's range is no id, as in noteJsonId).
+        if (token !== undefined) {
+          const number = isNumberToken(token);
+          if (read.idKinds[q] === ID_PLAIN || (number && Number.isFinite(Number(token)))) this.noteId(i, token, s, no);
+          else if (!number) this.noteJsonId(i, JSON.parse(token), s, no);
+        }
+        yield { text, source: s, offset, length: end - start };
         continue;
       }
       const parsed = this.parseLine(chunk.subarray(start, end), s, no);
-      if (parsed !== undefined) yield { text: parsed, source: s, offset, length: end - start };
+      if (parsed === NO_TEXT) this.pass(s, offset, end - start, no);
+      else if (parsed !== undefined) yield { text: this.asText(parsed), source: s, offset, length: end - start };
     }
     batch.count = 0;
   }
 
-  /** A JSON line's text, its id noted; undefined (reported) when the line is not a usable record. */
-  private parseLine(line: Buffer, s: number, no: number): string | undefined {
+  /**
+   * A JSON line's text, its id noted; NO_TEXT (reported) for an object without a string text, undefined (reported)
+   * when the line is no JSON object.
+   */
+  private parseLine(line: Buffer, s: number, no: number): string | undefined | typeof NO_TEXT {
     const where = (): string => `${this.shown(s)}:${no}`;
     let value: unknown;
+    const source = line.toString('utf8');
     try {
-      value = JSON.parse(line.toString('utf8'));
+      value = JSON.parse(source);
     } catch (error) {
       this.report.bad(`${where()}: invalid JSON (${(error as Error).message})`, 'invalid JSON lines');
       return undefined;
@@ -832,13 +1086,18 @@ export class Corpus {
     const text = fieldAt(record, this.o.field);
     if (typeof text !== 'string') {
       this.report.bad(
-        `${where()}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : 'not a string'}`,
+        `${where()}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : text === null ? 'null' : 'not a string'}`,
         'records without the text field',
       );
-      return undefined;
+      return NO_TEXT;
     }
+    if (this.tooLargeToVerify(text, s, no)) return NO_TEXT; // passed through as well
     const i = this.add(s, no);
-    this.noteJsonId(i, fieldAt(record, this.o.idField), s, no);
+    const id = fieldAt(record, this.o.idField);
+    // A number is named by its characters in the line, not by the double JSON.parse made of it.
+    const raw = Number.isFinite(id) ? valueTextAt(source, fieldPath(record, this.o.idField)) : undefined;
+    if (raw !== undefined) this.noteId(i, raw, s, no);
+    else this.noteJsonId(i, id, s, no);
     return text;
   }
 

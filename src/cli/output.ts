@@ -1,5 +1,6 @@
 // Helpers for what the command line prints: names made safe for line-based text, CSV cells, and a buffered
 // writer to stdout that waits when the pipe is full, so output of any size streams in bounded memory.
+import { InputError } from './report.js';
 
 /** The start of a document on one line, for the summary. */
 export function snippet(text: string | Uint8Array): string {
@@ -76,9 +77,17 @@ export class Output {
 
 export async function write(text: string): Promise<void> {
   if (text === '') return;
-  await new Promise<void>((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+    });
+  } catch (error) {
+    // A full disk or a broken device is the user's to fix: a message, not a stack trace. EPIPE (the reader left,
+    // as `| head` does) ends the run quietly, in cli.ts.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || code === 'EPIPE') throw error;
+    throw new InputError(`cannot write standard output: ${(error as Error).message}`);
+  }
 }
 
 export function ms(x: number): string {

@@ -63,11 +63,15 @@ export class Reporter {
     return this.quiet;
   }
 
+  /** How many messages of each reason there were, as "2 invalid JSON lines; 1 binary files" ('' for none). */
+  get reasonCounts(): string {
+    return [...this.reasons].map(([reason, n]) => `${n} ${reason}`).join('; ');
+  }
+
   /** Says, in one line, how many messages of each reason there were (nothing when there were none, or quiet). */
   summary(): void {
     if (this.quiet || this.reasons.size === 0) return;
-    const parts = [...this.reasons].map(([reason, n]) => `${n} ${reason}`);
-    process.stderr.write(`${NAME}: not read or noted: ${parts.join('; ')}\n`);
+    process.stderr.write(`${NAME}: not read or noted: ${this.reasonCounts}\n`);
   }
 
   private say(message: string, reason: string): void {

@@ -19,6 +19,11 @@ export interface Source {
 
 export interface ListOptions {
   followSymlinks: boolean;
+  /**
+   * dedup --state: whether a file is a document the state already holds (then it is not read: one run over both
+   * would have read it once).
+   */
+  recorded?: (name: string, stat: fs.Stats) => boolean;
 }
 
 function kindOf(stat: fs.Stats): string {
@@ -43,6 +48,10 @@ export function listSources(inputs: readonly string[], o: ListOptions, report: R
       return;
     }
     files.set(key, name);
+    if (o.recorded?.(name, stat)) {
+      report.count('files already in the state, skipped');
+      return;
+    }
     out.push({ name, seekable: true, size: stat.size });
   };
   const walk = (dir: string, stat: fs.Stats): void => {

@@ -26,7 +26,8 @@ hyparquet and hyparquet-compressors, and hyparquet-writer to write Parquet).
   -q, --quiet          print no warnings, skipped inputs or notes on stderr, only errors that stop the run
                        (otherwise a closing line counts them by reason)
   --threads N          worker threads that fingerprint and walk the join (default: the machine's cores)
-Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB.
+Inputs are read as streams of any size; one document (a file, a line) may hold at most 1 GiB, and 64 MiB
+where dedup verifies pairs (a larger record is passed through unchanged, a larger file skipped).
 
 Fingerprints:
   --bits 64|128        fingerprint width (default 64; hash also takes 32)
@@ -77,13 +78,15 @@ The deduplicated corpus (written to a temporary file beside PATH, renamed into p
 "-" for standard output; with either, nothing else goes to standard output unless --summary):
   --output PATH        the documents kept, in input order, each record byte for byte as read (a JSON Lines
                        or --lines line, a CSV/TSV row under its header row; Parquet: a table with the
-                       input's schema); whole files as documents: their paths
+                       input's schema; records without a text pass through); whole files as
+                       documents: their paths (names ending .gz or .zst are refused: nothing is compressed)
   --removed PATH       the documents dropped, with "cluster" and "duplicate_of" (the document kept in their
                        place) added as fields or columns; --lines lines as they are; files: their paths
   --keep RULE          which document of a cluster is kept: first (default, in input order), longest or
-                       shortest (text length; ties go to the first)
+                       shortest (the text's UTF-8 bytes, in every format; ties go to the first)
   --annotate           with --output: write every record (JSON Lines, CSV/TSV, Parquet) with "cluster" and
-                       "duplicate_of" added (null or empty for a kept document)
+                       "duplicate_of" added (null or empty for a kept document; both for a record
+                       without a text)
   -0, --null           paths end with NUL, not a newline (for xargs -0; the tool itself never deletes)
 
 Incremental runs:
@@ -237,8 +240,9 @@ export function readOptions(v: Values): ReadOptions {
     strict: v.strict === true,
     followSymlinks: v['follow-symlinks'] === true,
     binary: v.binary === true,
-    // --keep longest / shortest compare a JSON text's length in UTF-16 units, as dedup() does for strings.
-    stringTexts: v.keep === 'longest' || v.keep === 'shortest',
+    // --keep longest / shortest compare texts' UTF-8 bytes in every format.
+    byteTexts: v.keep === 'longest' || v.keep === 'shortest',
+    idFieldNamed: v['id-field'] !== undefined,
   };
 }
 

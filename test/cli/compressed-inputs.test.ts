@@ -79,6 +79,20 @@ describe.skipIf(!runIt)('compressed inputs (Debian gzip and zstd fixtures)', () 
     expect(piped.stdout).toBe(want);
   });
 
+  it.skipIf(spawnSync('pzstd', ['--version']).status !== 0)(
+    'reads pzstd output (skippable frames first) as zstd -dc does',
+    () => {
+      const zst = path.join(dir, 'parallel.jsonl.zst');
+      const r = spawnSync('sh', ['-c', `pzstd -q -p 2 -c < "${plain}" > "${zst}"`]);
+      expect(r.status, String(r.stderr)).toBe(0);
+      expect(fs.readFileSync(zst).readUInt32LE(0)).toBe(0x184d2a50);
+      const want = runCli(['dedup', '--jsonl', plain, '--output', '-']);
+      const got = runCli(['dedup', '--jsonl', zst, '--output', '-']);
+      expect(got.code, got.stderr).toBe(0);
+      expect(got.stdout).toBe(want.stdout);
+    },
+  );
+
   it('reads concatenated gzip members as one stream, as zcat does', () => {
     const one = compress('gzip', path.join(dir, 'one.gz'));
     const two = path.join(dir, 'two-members.gz');

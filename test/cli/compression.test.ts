@@ -1,5 +1,5 @@
-// The Zstandard decoders one by one (the CLI takes the first that runs here), on a fixture written by Debian's
-// zstd: each gives the original bytes, and each refuses a truncated file.
+// The Zstandard decoders one by one (the CLI takes the first that runs here), on fixtures written by Debian's zstd
+// and pzstd: each gives the original bytes, and each refuses a truncated file.
 import { spawnSync } from 'node:child_process';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +41,21 @@ describe.skipIf(!hasZstd)('Zstandard decoders', () => {
     it(`${decoder}: a truncated file is an error`, async () => {
       const { stream } = await decompressed(chunksOf(compressed.subarray(0, compressed.length >> 1), 1000), decoder);
       await expect(collect(stream)).rejects.toThrow();
+    });
+  }
+
+  // pzstd writes a skippable frame (magic 0x184D2A50, little-endian) before each of its frames: zstd -d skips them.
+  const hasPzstd = spawnSync('pzstd', ['--version']).status === 0;
+  const parallel = hasPzstd ? spawnSync('pzstd', ['-c', '-p', '2', '-q'], { input: original }).stdout : Buffer.alloc(0);
+  for (const decoder of decoders) {
+    it.skipIf(!hasPzstd)(`${decoder}: pzstd's output (starting with a skippable frame) is Zstandard`, async () => {
+      expect(parallel.readUInt32LE(0)).toBe(0x184d2a50);
+      expect(spawnSync('zstd', ['-dc'], { input: parallel }).stdout.equals(original)).toBe(true);
+      for (const size of [1, 7, 1 << 20]) {
+        const { format, stream } = await decompressed(chunksOf(parallel, size), decoder);
+        expect(format).toBe('zstd');
+        expect((await collect(stream)).equals(original), `chunks of ${size}`).toBe(true);
+      }
     });
   }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AtomicFile } from '../../src/cli/atomic-file.js';
 import { type DeduplicatedDocuments, writeCorpus } from '../../src/cli/corpus-writer.js';
+import type { PassedRecords } from '../../src/cli/inputs.js';
 import type { Corpus } from '../../src/cli/inputs.js';
 import { rng } from '../reference.js';
 import { cliSource, root, tsxLoader } from './run.js';
@@ -48,9 +49,25 @@ function jsonl(file: string, bytes: number, seed: number, huge = 0): Buffer[] {
   return records;
 }
 
-/** A corpus of JSON Lines files as writeCorpus sees it: each line a record, named "d<i>". */
-function corpusOf(files: string[]): Corpus {
+const noneParsed: PassedRecords = {
+  count: 0,
+  source: new Uint32Array(0),
+  offset: new Float64Array(0),
+  length: new Float64Array(0),
+  line: new Float64Array(0),
+  before: new Float64Array(0),
+  missing: new Uint32Array(0),
+};
+
+/**
+ * A corpus of JSON Lines files as writeCorpus sees it: each line a record, named "d<i>"; `passed`, records that had
+ * no text.
+ */
+function corpusOf(files: string[], passed = noneParsed): Corpus {
   return {
+    passedRecords: () => passed,
+    bomOf: () => false,
+    missingFields: () => 0,
     wholeFiles: false,
     jsonl: true,
     delimiter: null,
@@ -128,7 +145,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     output.publish();
     removed.publish();
     const kept = all.filter((_, i) => r.duplicateOf[i] === -1);
-    expect(counts).toEqual({ kept: kept.length, removed: all.length - kept.length });
+    expect(counts).toEqual({ kept: kept.length, removed: all.length - kept.length, passed: 0 });
     expect(fs.readFileSync(out).equals(Buffer.concat(kept.flatMap((x) => [x, Buffer.from('\n')])))).toBe(true);
     const expectRemoved = all.map((x, i) => (r.duplicateOf[i] === -1 ? '' : annotated(x, r, i))).join('');
     expect(fs.readFileSync(gone, 'latin1') === expectRemoved).toBe(true);
@@ -147,6 +164,71 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     const expectSparse = all.map((x, i) => (few.duplicateOf[i] === -1 ? '' : annotated(x, few, i))).join('');
     expect(fs.readFileSync(gone, 'latin1') === expectSparse).toBe(true);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('records without a text go to --output in their places (annotated with nulls), never to --removed', async () => {
+    const a = path.join(dir, 'passed-a.jsonl');
+    const b = path.join(dir, 'passed-b.jsonl');
+    const sources = [jsonl(a, 20 * MiB, 5, 9 * MiB), jsonl(b, 2 * MiB, 6)];
+    const next = rng(7);
+    // Every record lies where jsonl wrote it; some are taken out of the documents as records without a text.
+    const all: Array<{ record: Buffer; s: number; offset: number; passed: boolean }> = [];
+    sources.forEach((records, s) => {
+      let at = 0;
+      for (const record of records) {
+        all.push({ record, s, offset: at, passed: next() < 0.1 || all.length === 0 });
+        at += record.length + 1;
+      }
+    });
+    const docs = all.filter((x) => !x.passed);
+    const passedOnes = all.filter((x) => x.passed);
+    const before: number[] = [];
+    let d = 0;
+    for (const x of all) {
+      if (x.passed) before.push(d);
+      else d++;
+    }
+    const passed: PassedRecords = {
+      count: passedOnes.length,
+      source: Uint32Array.from(passedOnes, (x) => x.s),
+      offset: Float64Array.from(passedOnes, (x) => x.offset),
+      length: Float64Array.from(passedOnes, (x) => x.record.length),
+      line: Float64Array.from(passedOnes, () => 0),
+      before: Float64Array.from(before),
+      missing: new Uint32Array(passedOnes.length),
+    };
+    const r = deduplicated([docs.map((x) => x.record)], (i) => next() < 0.3 && i > 0);
+    r.locators.source.set(docs.map((x) => x.s));
+    r.locators.offset.set(docs.map((x) => x.offset));
+    const corpus = corpusOf([a, b], passed);
+    const out = path.join(dir, 'passed-kept.jsonl');
+    const gone = path.join(dir, 'passed-removed.jsonl');
+    const output = new AtomicFile(out);
+    const removed = new AtomicFile(gone);
+    const counts = await writeCorpus(corpus, r, { output, removed, annotate: false, nul: false });
+    await output.sync();
+    await removed.sync();
+    output.publish();
+    removed.publish();
+    expect(counts.passed).toBe(passedOnes.length);
+    const docIndex = new Map(docs.map((x, i) => [x, i]));
+    const keptOnes = all.filter((x) => x.passed || r.duplicateOf[docIndex.get(x)!] === -1);
+    expect(fs.readFileSync(out).equals(Buffer.concat(keptOnes.flatMap((x) => [x.record, Buffer.from('\n')])))).toBe(
+      true,
+    );
+    const expectRemoved = docs.map((x, i) => (r.duplicateOf[i] === -1 ? '' : annotated(x.record, r, i))).join('');
+    expect(fs.readFileSync(gone, 'latin1') === expectRemoved).toBe(true);
+    const every = new AtomicFile(out);
+    await writeCorpus(corpus, r, { output: every, removed: null, annotate: true, nul: false });
+    await every.sync();
+    every.publish();
+    const nulls = (record: Buffer) => {
+      const text = record.toString('latin1');
+      const close = text.lastIndexOf('}');
+      return `${text.slice(0, close)},"cluster":null,"duplicate_of":null${text.slice(close)}\n`;
+    };
+    const expectEvery = all.map((x) => (x.passed ? nulls(x.record) : annotated(x.record, r, docIndex.get(x)!)));
+    expect(fs.readFileSync(out, 'latin1') === expectEvery.join('')).toBe(true);
   });
 
   it('a source that shrank since it was read fails the run, and the target stays as it was', async () => {

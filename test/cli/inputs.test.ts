@@ -122,6 +122,12 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('simhash-wasm CLI inputs
     expect(skipped.code).toBe(1);
     expect(skipped.stderr).toContain(`${file}:2: invalid JSON`);
     expect(skipped.stderr).toMatch(/no documents were read \(3 skipped/);
+    // --quiet keeps the messages off stderr: the last one says what they were itself.
+    const quiet = runCli(['dedup', '--jsonl', '-q', file]);
+    expect(quiet.code).toBe(1);
+    expect(quiet.stderr).toBe(
+      'simhash-wasm: no documents were read (3 skipped: 2 records without the text field; 1 invalid JSON lines; run without --quiet to see them)\n',
+    );
     const empty = runCli(['hash', '--lines'], { input: '\n  \n\t\n' });
     expect(empty.code).toBe(1);
     expect(empty.stderr).toContain('no documents were read');

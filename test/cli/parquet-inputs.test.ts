@@ -85,6 +85,9 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => 
       const lib = dedup(docs.map((r) => r.text!));
       const kept = docs.filter((_, i) => lib.duplicateOf[i] === -1);
       expect(kept.length).toBeLessThan(docs.length * 0.8);
+      // Rows with a NULL text are no document, so no duplicate: --output passes them through in their places.
+      const keptRows = data.filter((r) => r.text === null || kept.includes(r));
+      expect(keptRows.length).toBeGreaterThan(kept.length);
 
       const listed = runCli(['dedup', file]);
       expect(listed.code, listed.stderr).toBe(0);
@@ -96,7 +99,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => 
       const input = await readTable(file);
       expect(got.columns).toEqual(input.columns);
       expect(got.types).toEqual(input.types);
-      expect(got.rows).toEqual(kept.map(asRow));
+      expect(got.rows).toEqual(keptRows.map(asRow));
     });
   }
 
@@ -121,7 +124,46 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => 
     const dropped = docs.map((_, i) => i).filter((i) => lib.duplicateOf[i] !== -1);
     expect(gone.rows).toEqual(dropped.map((i) => [...asRow(docs[i]!), ...notes(i)]));
     const every = await readTable(all);
-    expect(every.rows).toEqual(docs.map((d, i) => [...asRow(d), ...notes(i)]));
+    // Every row, those with a NULL text annotated with two NULLs.
+    expect(every.rows).toEqual(
+      data.map((d) => (d.text === null ? [...asRow(d), null, null] : [...asRow(d), ...notes(docs.indexOf(d))])),
+    );
+  });
+
+  it('a table with a cluster column is not annotated; --id-field naming no column is reported', async () => {
+    const data = rows(5, 10);
+    const file = await writeTable('has-cluster', data, 'ROW_GROUP_SIZE 8');
+    // DuckDB renames a column: the table's "n" becomes "cluster".
+    const renamed = path.join(dir, 'has-cluster-renamed.parquet');
+    await db.run(`COPY (SELECT * RENAME (n AS cluster) FROM '${file}') TO '${renamed}' (FORMAT parquet)`);
+    const out = path.join(dir, 'has-cluster.out.parquet');
+    for (const args of [
+      ['--output', out, '--annotate'],
+      ['--removed', out],
+    ]) {
+      const r = runCli(['dedup', renamed, ...args]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(`${renamed}: the table has a column "cluster" already; annotating would repeat it`);
+      expect(fs.existsSync(out)).toBe(false);
+    }
+    const missing = runCli(['dedup', file, '--id-field', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      `${file}: no column "nope" in the table ("id", "text", "n", "big", "x", "flag"): not read (--id-field names the id column)`,
+    );
+  });
+
+  it('--keep longest measures UTF-8 bytes, as for every other format', async () => {
+    const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma';
+    // Longer in UTF-8 bytes, shorter in UTF-16 units.
+    const data = rows(6, 1).slice(0, 2);
+    data[0] = { ...data[0]!, id: 'ascii', text: `${words} eeeeee` };
+    data[1] = { ...data[1]!, id: 'accented', text: `${words} ééééé` };
+    const file = await writeTable('keep-bytes', data, 'ROW_GROUP_SIZE 8');
+    const out = path.join(dir, 'keep-bytes.out.parquet');
+    const r = runCli(['dedup', file, '--keep', 'longest', '--output', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await readTable(out)).rows.map((row) => row[0])).toEqual(['accented']);
   });
 
   it('--field and --id-field name the columns; a missing column is reported; Parquet cannot mix with other inputs', async () => {

@@ -2,7 +2,7 @@
 // over both keeps (byte for byte in --output); a state made with other options or damaged is refused; a run killed
 // at any moment (writing its segment or the manifest included) leaves a state that loads and holds either the
 // earlier runs, deciding as before, or this one too; a version 1 state.bin is converted by the next run.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -227,6 +227,214 @@ process.stdout.write('saved ' + (performance.now() - t0) + '\\n');
     expect(fs.readdirSync(legacy).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
     const listed = runCli(['dedup', '--jsonl', b, '--state', legacy]);
     expect(listed.stdout.trim().split('\n')).toHaveLength(all.length - half);
+  });
+
+  it('files as documents: a file the state holds is not read again, so never named a duplicate of itself', () => {
+    const work = fs.mkdtempSync(path.join(dir, 'files-'));
+    const docs = path.join(work, 'docs');
+    fs.mkdirSync(docs);
+    const same = 'the quick brown fox jumps over the lazy dog today\n';
+    for (const f of ['f1.txt', 'f2.txt', 'f3.txt']) fs.writeFileSync(path.join(docs, f), same);
+    const run = (...args: string[]) => runCli(['dedup', ...args, '--state', 'st'], { cwd: work });
+    // One run over docs/ + docs/ reads each file once: f2 and f3 go, f1 stays (the workflow of xargs -0 rm).
+    const first = run('docs', '--removed', '-', '-0');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe('docs/f2.txt\0docs/f3.txt\0');
+    fs.rmSync(path.join(docs, 'f2.txt'));
+    fs.rmSync(path.join(docs, 'f3.txt'));
+    fs.writeFileSync(path.join(docs, 'g.txt'), 'a new and entirely different document arrives later\n');
+    const second = run('docs', '--removed', '-', '-0');
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toMatch(
+      /kept 1 of 1 new documents, removed 0; 1 files already in the state, skipped; the state holds 4 documents/,
+    );
+    // Spelled otherwise (an absolute path, a copy under the same name reached through a link to the folder): still
+    // the recorded file. A copy of g.txt under a new name is a new document, a duplicate of g.txt.
+    fs.symlinkSync('docs', path.join(work, 'link'));
+    fs.writeFileSync(path.join(docs, 'h.txt'), fs.readFileSync(path.join(docs, 'g.txt')));
+    const third = run(docs, 'link/f1.txt');
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toBe(
+      '{"document":"' + path.join(docs, 'h.txt') + '","duplicate_of":"docs/g.txt","in_state":true}\n',
+    );
+    expect(third.stderr).toMatch(/kept 0 of 1 new documents, removed 1; 2 files already in the state, skipped/);
+    // Nothing new at all: a run with empty outputs, not an error, and the state as it was.
+    fs.writeFileSync(path.join(work, 'out.txt'), 'OLD\n');
+    const saved = snapshot(path.join(work, 'st'));
+    const fourth = run('docs', '--output', 'out.txt');
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(fourth.stderr).toMatch(/kept 0 of 0 new documents, removed 0; 3 files already in the state, skipped/);
+    expect(fs.readFileSync(path.join(work, 'out.txt'), 'utf8')).toBe('');
+    expect(snapshot(path.join(work, 'st'))).toEqual(saved);
+  });
+
+  it("records given again are copies of the state's, said so; the state grows as one run over both would", () => {
+    const a = write('again.jsonl', [
+      JSON.stringify({ id: 'a', text: 'the quick brown fox jumps over the lazy dog' }),
+      JSON.stringify({ id: 'b', text: 'another text entirely, with other words' }),
+    ]);
+    const state = path.join(dir, 'state-again');
+    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
+    const again = runCli(['dedup', '--jsonl', a, '--state', state]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe(
+      '{"document":"a","duplicate_of":"a","in_state":true}\n{"document":"b","duplicate_of":"b","in_state":true}\n',
+    );
+    expect(again.stderr).toMatch(/kept 0 of 2 new documents, removed 2; the state holds 4 documents/);
+  });
+
+  it('locks the state for the whole run: a second run fails at once, changing nothing; a stale lock is taken over', () => {
+    const a = write('lock-a.jsonl', lines(26, 30));
+    const b = write('lock-b.jsonl', lines(27, 30));
+    const state = path.join(dir, 'state-lock');
+    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
+    expect(fs.readdirSync(state)).not.toContain('lock');
+    const saved = snapshot(state);
+    const out = path.join(dir, 'lock-out.jsonl');
+    fs.writeFileSync(out, 'OLD\n');
+    // Held by a live process of this host (this one): refused before anything is read or replaced.
+    const lock = path.join(state, 'lock');
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: os.hostname() }));
+    const busy = runCli(['dedup', '--jsonl', b, '--state', state, '--output', out]);
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toBe(
+      `simhash-wasm: --state ${state}: the state is in use by process ${process.pid} (${lock}): wait for it to finish\n`,
+    );
+    expect(fs.readFileSync(out, 'utf8')).toBe('OLD\n');
+    expect(snapshot(state)).toEqual({ ...saved, lock: fs.readFileSync(lock) });
+    // Left by a process that is gone: taken over, said so, and released at the end.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    fs.writeFileSync(lock, JSON.stringify({ pid: gone, host: os.hostname() }));
+    const stale = runCli(['dedup', '--jsonl', b, '--state', state, '--output', out]);
+    expect(stale.code, stale.stderr).toBe(0);
+    expect(stale.stderr).toMatch(new RegExp(`took over the lock of process ${gone}, which is gone`));
+    expect(fs.readdirSync(state)).not.toContain('lock');
+  });
+
+  it('two runs at once: the second fails while the first holds the lock, and the state holds the first whole', async () => {
+    const { all, b, state } = earlierState(28, 300, 'w');
+    const other = write('w-other.jsonl', lines(29, 20));
+    // The first run reads its documents from a pipe that stays open until the second run is over.
+    const child = spawn(
+      process.execPath,
+      ['--import', tsxLoader, cliSource, 'dedup', '--jsonl', '-', '--state', state],
+      {
+        cwd: root,
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const lock = path.join(state, 'lock');
+    for (const until = Date.now() + 30_000; !fs.existsSync(lock); ) {
+      if (Date.now() > until) {
+        child.kill();
+        throw new Error(`the first run took no lock (${lock}) in 30 s`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const second = runCli(['dedup', '--jsonl', other, '--state', state]);
+    child.stdin.end(fs.readFileSync(b));
+    expect(await exited, stderr).toBe(0);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`the state is in use by process ${child.pid} `));
+    const loaded = await Deduplicator.open(state);
+    loaded.close();
+    expect(loaded.count).toBe(all.length);
+  }, 120_000);
+
+  it('an unwritable state directory is refused before any work, in one line, with --output left as it was', () => {
+    const a = write('ro-a.jsonl', lines(30, 10));
+    const b = write('ro-b.jsonl', lines(31, 10));
+    const work = fs.mkdtempSync(path.join(dir, 'ro-'));
+    fs.chmodSync(dir, 0o755);
+    fs.chmodSync(work, 0o777);
+    const state = path.join(work, 'st');
+    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
+    fs.chmodSync(state, 0o555);
+    for (const f of fs.readdirSync(state)) fs.chmodSync(path.join(state, f), 0o644);
+    const out = path.join(work, 'kept.jsonl');
+    fs.writeFileSync(out, 'OLD\n');
+    fs.chmodSync(out, 0o666);
+    fs.chmodSync(b, 0o644);
+    const saved = snapshot(state);
+    // Root writes anywhere: run as nobody then (setpriv), as the reporter did.
+    const asRoot = process.getuid?.() === 0;
+    const r = asRoot
+      ? spawnSync(
+          'setpriv',
+          [
+            '--reuid',
+            '65534',
+            '--regid',
+            '65534',
+            '--clear-groups',
+            process.execPath,
+            '--import',
+            tsxLoader,
+            cliSource,
+          ].concat(['dedup', '--jsonl', b, '--state', state, '--output', out]),
+          { cwd: root, encoding: 'utf8' },
+        )
+      : spawnSync(
+          process.execPath,
+          ['--import', tsxLoader, cliSource, 'dedup', '--jsonl', b, '--state', state, '--output', out],
+          {
+            cwd: root,
+            encoding: 'utf8',
+          },
+        );
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe(
+      `simhash-wasm: --state ${state}: the state directory cannot be written: its lock ${state}/lock cannot be created (EACCES)\n`,
+    );
+    expect(r.status).toBe(1);
+    expect(fs.readFileSync(out, 'utf8')).toBe('OLD\n');
+    expect(snapshot(state)).toEqual(saved);
+    fs.chmodSync(state, 0o755);
+  });
+
+  it('a damaged shingle set, found when its document is in a candidate pair: one line naming the file, exit 1', () => {
+    const all = lines(32, 40);
+    const a = write('set-a.jsonl', all);
+    const state = path.join(dir, 'state-set');
+    expect(runCli(['dedup', '--jsonl', a, '--state', state]).code).toBe(0);
+    const segment = fs.readdirSync(state).find((f) => f.startsWith('segment-'))!;
+    const bytes = fs.readFileSync(path.join(state, segment));
+    bytes[bytes.length - 5]! ^= 0x40; // in the last document's set, which ends the file
+    fs.writeFileSync(path.join(state, segment), bytes);
+    const last = JSON.parse(all[all.length - 1]!) as { text: string };
+    const b = write('set-b.jsonl', [JSON.stringify({ id: 'near', text: `${last.text} more` })]);
+    const r = runCli(['dedup', '--jsonl', b, '--state', state]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^simhash-wasm: --state ${state}: not a usable Deduplicator state: segment ${segment}: the shingle set of document ${all.length - 1} does not match its checksum \\(damaged\\)\\n$`,
+      ),
+    );
+  });
+
+  it("names the most fundamental option that differs from the state's", () => {
+    const a = write('sig.jsonl', lines(33, 10));
+    const state = path.join(dir, 'state-sig');
+    expect(runCli(['dedup', '--jsonl', a, '--state', state, '--tokenizer', 'segmenter', '--locale', 'en']).code).toBe(
+      0,
+    );
+    const refused = (...args: string[]) => runCli(['dedup', '--jsonl', a, '--state', state, ...args]).stderr;
+    expect(refused('--tokenizer', 'segmenter', '--locale', 'en', '--bits', '128')).toMatch(
+      /the state was made with 64-bit fingerprints, not 128: /,
+    );
+    expect(refused('--tokenizer', 'segmenter', '--locale', 'en', '--no-verify')).toMatch(
+      /the state was made with verification \(threshold 0\.6\), not without it \(--no-verify\): /,
+    );
+    expect(refused('--tokenizer', 'segmenter')).toMatch(
+      /the state was made with locale = "en", not the default \(none\): /,
+    );
+    expect(refused('--bits', '128', '--no-verify')).toMatch(/made with 64-bit fingerprints, not 128: /);
   });
 });
 
