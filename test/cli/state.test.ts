@@ -362,35 +362,28 @@ process.stdout.write('saved ' + (performance.now() - t0) + '\\n');
     fs.chmodSync(out, 0o666);
     fs.chmodSync(b, 0o644);
     const saved = snapshot(state);
-    // Root writes anywhere: run as nobody then (setpriv), as the reporter did.
+    // Root writes anywhere: run as nobody then (setpriv), as the reporter did, where nobody can read this clone
+    // (CI's clone sits in a folder only root may enter); else the folder is made immutable (chattr +i), which
+    // stops root too, and creating the lock fails with EPERM instead of EACCES.
+    const args = ['dedup', '--jsonl', b, '--state', state, '--output', out];
     const asRoot = process.getuid?.() === 0;
-    const r = asRoot
-      ? spawnSync(
-          'setpriv',
-          [
-            '--reuid',
-            '65534',
-            '--regid',
-            '65534',
-            '--clear-groups',
-            process.execPath,
-            '--import',
-            tsxLoader,
-            cliSource,
-          ].concat(['dedup', '--jsonl', b, '--state', state, '--output', out]),
-          { cwd: root, encoding: 'utf8' },
-        )
-      : spawnSync(
-          process.execPath,
-          ['--import', tsxLoader, cliSource, 'dedup', '--jsonl', b, '--state', state, '--output', out],
-          {
-            cwd: root,
-            encoding: 'utf8',
-          },
-        );
+    const nobody = ['--reuid', '65534', '--regid', '65534', '--clear-groups', process.execPath];
+    const nobodyReads =
+      asRoot &&
+      spawnSync('setpriv', [...nobody, '-e', `require('fs').accessSync(${JSON.stringify(cliSource)})`]).status === 0;
+    const immutable = asRoot && !nobodyReads;
+    if (immutable) expect(spawnSync('chattr', ['+i', state]).status).toBe(0);
+    let r: ReturnType<typeof spawnSync>;
+    try {
+      r = nobodyReads
+        ? spawnSync('setpriv', [...nobody, '--import', tsxLoader, cliSource, ...args], { cwd: root, encoding: 'utf8' })
+        : spawnSync(process.execPath, ['--import', tsxLoader, cliSource, ...args], { cwd: root, encoding: 'utf8' });
+    } finally {
+      if (immutable) spawnSync('chattr', ['-i', state]);
+    }
     expect(r.error).toBeUndefined();
     expect(r.stderr).toBe(
-      `simhash-wasm: --state ${state}: the state directory cannot be written: its lock ${state}/lock cannot be created (EACCES)\n`,
+      `simhash-wasm: --state ${state}: the state directory cannot be written: its lock ${state}/lock cannot be created (${immutable ? 'EPERM' : 'EACCES'})\n`,
     );
     expect(r.status).toBe(1);
     expect(fs.readFileSync(out, 'utf8')).toBe('OLD\n');
