@@ -313,7 +313,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
     }
     expect(sample.stdout).toMatch(
       new RegExp(
-        `^${documents} documents \\(1\\.2 MB\\) from .*node_modules/simhash-wasm/dist/sample/licenses\\.jsonl\\.gz`,
+        `^${documents} documents \\(${(bytes / 1e6).toFixed(1).replace('.', '\\.')} MB\\) from .*node_modules/simhash-wasm/dist/sample/licenses\\.jsonl\\.gz`,
       ),
     );
     expect(sample.stdout).toMatch(/clusters of 2 or more/);
