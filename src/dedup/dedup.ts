@@ -4,7 +4,7 @@
 import type { Plan, SimHashOptions } from '../fingerprint/options.js';
 import { checkTextItems, show } from '../errors.js';
 import { createSimHasher } from '../fingerprint/fingerprint.js';
-import { fingerprintSizeRanges, joinInBand, sizeBand } from './size-band.js';
+import { joinInBand, sizeBand } from './size-band.js';
 import { findWithPlan } from '../join/join.js';
 import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
 import {
@@ -17,7 +17,13 @@ import {
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
 import { hashTexts } from './stream-tasks.js';
-import { type JoinedAndVerified, WHOLE_JOIN_PAIRS, joinedAndVerified, joinsInChunks } from './verify-candidates.js';
+import {
+  type JoinedAndVerified,
+  WHOLE_JOIN_PAIRS,
+  joinedAndVerified,
+  joinsInChunks,
+  prebuiltSizeFilter,
+} from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
 import { checkDocumentSizes } from './document-size.js';
@@ -64,8 +70,8 @@ function distinctPairs(
     if (band) return joinInBand(groups, band, k, bits);
   }
   if (verify && prebuilt && plan.radii) {
-    const range = fingerprintSizeRanges(groups, prebuilt.setOf, prebuilt.setSizes);
-    if (range) return findWithPlan(fps, plan, { range, threshold: verify.threshold });
+    const sizes = prebuiltSizeFilter(prebuilt.setOf.length, groups, prebuilt, verify.threshold);
+    if (sizes) return findWithPlan(fps, plan, sizes);
   }
   return joinOnThisThread(fps, plan, n, k, bits);
 }

@@ -12,6 +12,7 @@
 // fingerprints with each earlier one, a table per choice of 3 of 15 blocks (455), took 1.8 s: a miss per earlier
 // fingerprint and table.
 import { binomial } from '../join/join-plan.js';
+import type { ProbeIndexKernel } from '../join/join.js';
 import type { Heap } from '../runtime/heap.js';
 import { Region } from '../runtime/heap.js';
 import { sharedPool } from '../runtime/pool.js';
@@ -19,15 +20,7 @@ import { offerTasks } from '../runtime/pool-worker.js';
 import { wasm } from '../runtime/wasm.js';
 
 interface ProbeKernels {
-  probeIndex(
-    old: number,
-    nOld: number,
-    shift: number,
-    width: number,
-    offsets: number,
-    sorted: number,
-    index: number,
-  ): void;
+  probeIndex: ProbeIndexKernel;
   probeQuery(
     fresh: number,
     from: number,

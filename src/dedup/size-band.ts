@@ -103,29 +103,6 @@ export function sizeBand(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array,
   return { order, ends, spread: Uint32Array.from(spread), pairs };
 }
 
-/**
- * Each distinct fingerprint's smallest and largest shingle-set size among its documents (the walks' SizeFilter
- * range), or null when a document has no set.
- */
-export function fingerprintSizeRanges(c: Collapsed, setOf: Int32Array, setSizes: Uint32Array): Uint32Array | null {
-  const { start, members } = c.fpGroups;
-  const groups = start.length - 1;
-  const range = new Uint32Array(2 * groups);
-  for (let g = 0; g < groups; g++) {
-    let min = 0xffffffff;
-    let max = 0;
-    for (let x = start[g]!; x < start[g + 1]!; x++) {
-      const set = setOf[c.joined[members[x]!]!]!;
-      if (set < 0) return null;
-      min = Math.min(min, setSizes[set]!);
-      max = Math.max(max, setSizes[set]!);
-    }
-    range[2 * g] = min;
-    range[2 * g + 1] = max;
-  }
-  return range;
-}
-
 interface BandKernels {
   bandPairKeys(
     outA: number,

@@ -241,18 +241,37 @@ export class ChunkVerifier {
  * streaming pass, or dedup's one pass); else null.
  */
 function documentSetSizes(n: number, source: SetSource, prebuilt: PrebuiltSets | null): Uint32Array | null {
-  const sizes = new Uint32Array(n);
-  if (prebuilt) {
-    for (let d = 0; d < n; d++) {
-      const set = prebuilt.setOf[d]!;
-      if (set < 0) return null;
-      sizes[d] = prebuilt.setSizes[set]!;
-    }
-    return sizes;
-  }
+  if (prebuilt) return prebuiltSetSizes(n, prebuilt);
   if (!source.setSize) return null;
+  const sizes = new Uint32Array(n);
   for (let d = 0; d < n; d++) sizes[d] = source.setSize(d);
   return sizes;
+}
+
+/** Each of the n documents' set size from dedup's one pass, or null when a document has no set. */
+function prebuiltSetSizes(n: number, prebuilt: PrebuiltSets): Uint32Array | null {
+  const sizes = new Uint32Array(n);
+  for (let d = 0; d < n; d++) {
+    const set = prebuilt.setOf[d]!;
+    if (set < 0) return null;
+    sizes[d] = prebuilt.setSizes[set]!;
+  }
+  return sizes;
+}
+
+/**
+ * The walks' size rule for a join of the distinct fingerprints from dedup's one pass (the sizes of its n
+ * documents' sets), or null when a document has no set.
+ */
+export function prebuiltSizeFilter(
+  n: number,
+  groups: Collapsed,
+  prebuilt: PrebuiltSets,
+  threshold: number,
+): SizeFilter | null {
+  const sizes = prebuiltSetSizes(n, prebuilt);
+  if (!sizes) return null;
+  return { range: sizeRanges(groups.fpGroups, mapped(groups.fpGroups.members, groups.joined), sizes), threshold };
 }
 
 /** The smallest and the largest set size among each fingerprint's documents (SizeFilter.range). */

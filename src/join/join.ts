@@ -21,6 +21,21 @@ import { probeFlips, probeMasks } from './join-probe.js';
  */
 export const MAX_JOIN_PAIRS = 2 ** 26;
 
+/**
+ * assembly/probe-join.ts's probeIndex: the n fingerprints at `fps` put in order of the `width` bits from `shift`
+ * (offsets of each value's run, the fingerprints in that order, their positions). The probe join here and the
+ * incremental probe (src/dedup/probe-join.ts) both call it.
+ */
+export type ProbeIndexKernel = (
+  fps: number,
+  n: number,
+  shift: number,
+  width: number,
+  offsets: number,
+  sorted: number,
+  index: number,
+) => void;
+
 interface JoinKernels {
   joinHistogram64(
     fps: number,
@@ -121,15 +136,7 @@ interface JoinKernels {
     sizes: number,
     ratio: number,
   ): number;
-  probeIndex(
-    fps: number,
-    n: number,
-    shift: number,
-    width: number,
-    offsets: number,
-    sorted: number,
-    index: number,
-  ): void;
+  probeIndex: ProbeIndexKernel;
   joinProbe64(
     sorted: number,
     index: number,
