@@ -13,21 +13,24 @@ const KB = 1024;
 /** file → maximum raw and gzip bytes. */
 export const BUDGETS = {
   // The library without its WebAssembly (187 KiB raw, 55 KiB gzip when the lean package landed; 220 KiB and 68 KiB
-  // with the incremental state's directory and probing join and the join walked beside verification).
-  'dist/index.mjs': { raw: 248 * KB, gzip: 76 * KB },
-  'dist/index.cjs': { raw: 248 * KB, gzip: 76 * KB },
+  // with the incremental state's directory and probing join and the join walked beside verification; 247 KiB and
+  // 77 KiB with the probe join, the state's lock and the argument checks of the 2026-12-05 review).
+  'dist/index.mjs': { raw: 272 * KB, gzip: 84 * KB },
+  'dist/index.cjs': { raw: 272 * KB, gzip: 84 * KB },
   // Both builds, gzip then base64 (72 KiB), once for both entries.
   'dist/wasm.mjs': { raw: 84 * KB, gzip: 64 * KB },
   // Every export documented (59 KiB: most of it TSDoc, which editors show).
   'dist/index.d.cts': { raw: 68 * KB, gzip: 20 * KB },
-  // The CLI imports ./index.mjs and ./clickhouse.mjs rather than copies (67 KiB).
-  'dist/cli.mjs': { raw: 78 * KB, gzip: 26 * KB },
+  // The CLI imports ./index.mjs and ./clickhouse.mjs rather than copies (67 KiB; 86 KiB with the review's fixes of
+  // 2026-12-05: FIFO and symlink targets, records passed through, the BOM, the state's lock and messages).
+  'dist/cli.mjs': { raw: 96 * KB, gzip: 32 * KB },
   // simhash-wasm/clickhouse: no WebAssembly, and the client is the user's (28 KiB).
   'dist/clickhouse.mjs': { raw: 34 * KB, gzip: 11 * KB },
   'dist/clickhouse.cjs': { raw: 34 * KB, gzip: 11 * KB },
   'dist/clickhouse.d.cts': { raw: 20 * KB, gzip: 7 * KB },
-  // The first 1.2 MB of data/sample/licenses.jsonl (scripts/pack-sample.mjs), 194 KiB.
-  'dist/sample/licenses.jsonl.gz': { raw: 224 * KB, gzip: 224 * KB },
+  // The first 0.8 MB of data/sample/licenses.jsonl (scripts/pack-sample.mjs), 140 KiB: cut from 1.2 MB (194 KiB) so
+  // that the whole package stays under its 1 MB.
+  'dist/sample/licenses.jsonl.gz': { raw: 160 * KB, gzip: 160 * KB },
 };
 
 const reportOnly = process.argv.includes('--report');
