@@ -77,14 +77,24 @@ function distinctPairs(
 }
 
 /**
- * Text size (string lengths or bytes) of dedup()'s verification window, and the most distinct text that its one
- * pass fingerprints and builds shingle sets for. The texts are in memory already, and a window that holds every
+ * Text size (string lengths or bytes) of dedup()'s verification window when its one pass does not build the sets
+ * (the fingerprint's features are not the verifier's shingles). The texts are in memory already, and a window that holds every
  * candidate document builds each set once: with 32 MiB windows (VERIFY_WINDOW_BYTES, the streaming path's), 210 MB
  * of real text with 10 edited copies of each document, shuffled, rebuilt its sets in ~150 windows and verification
  * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the sets (about 1.3 bytes per byte of
  * English text, up to twice that while they grow) and a 4 MiB chunk of UTF-8 at a time.
  */
 export const DEDUP_WINDOW_BYTES = 256 << 20;
+
+/**
+ * The most distinct text (string units or bytes) that dedup()'s one pass fingerprints and keeps the shingle sets
+ * of in WebAssembly memory, for the join's size rule and verification without a copy. Above it, or when memory
+ * cannot hold the sets, the set store's batches take the corpus. At 256 MiB, 400 MB of text with 5 to 100 edited
+ * copies of each document took the store's path: 1.63–1.77 GB of RSS and 2.4–2.6 s of hashing, against 1.12–1.15 GB
+ * and 1.4–1.5 s in one pass (the store copies every set out into fresh memory). Memory kept by the module afterwards:
+ * the sets' high-water mark, about 1.3 bytes per byte of English text.
+ */
+export const ONE_PASS_BYTES = 512 << 20;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Clusters
@@ -435,13 +445,12 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   for (let i = 0; i < n; i++) if (copyOf[i] === i) distinct.push(i);
   let bytes = 0;
   for (const i of distinct) bytes += texts[i]!.length;
-  // The distinct texts fit one verification window: one pass fingerprints them and builds their shingle sets (when
-  // the fingerprint's features are the verifier's shingles), and the sets stay in WebAssembly memory. Larger: the
-  // hashing pass also keeps every set (set-store.ts), and verification reads them a window at a time. Either way no
-  // text is tokenized again.
-  const fits = bytes <= DEDUP_WINDOW_BYTES;
-  const fused = verify && fits && fingerprintsShareShingles(hasher.options, verify);
-  const oneWindow = fused ? fingerprintWithSets(texts, distinct, hasher.options) : null;
+  // Up to ONE_PASS_BYTES of distinct text, when the fingerprint's features are the verifier's shingles, one pass
+  // fingerprints the texts and builds their shingle sets, which stay in WebAssembly memory. Larger, or when memory
+  // cannot hold them: the hashing pass keeps every set in a set store (set-store.ts), and verification reads them a
+  // window at a time. Either way no text is tokenized again.
+  const fused = verify && bytes <= ONE_PASS_BYTES && fingerprintsShareShingles(hasher.options, verify);
+  const oneWindow = fused ? fusedOrNull(texts, distinct, hasher.options) : null;
   // An exact copy has its first copy's set (the same text). Without one, the join's size rule found a document of
   // unknown size and was off for the whole call: 100 MB with 5 edited copies of each document and a few exact
   // copies gave 166,889 candidates where the set store's path gave 99,632.
@@ -451,6 +460,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   }
   // Verification reads the texts as the fingerprint did (normalized); both are read once either way.
   const verified = verify ? verificationTexts(texts, hasher.options) : texts;
+  const fits = oneWindow !== null || (bytes <= DEDUP_WINDOW_BYTES && !fused);
   const store = verify && !fits ? new SetStore(Infinity, null, textSource(verified, verify.width).sameWordless) : null;
   const hashed =
     oneWindow ??
@@ -488,6 +498,24 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     lengthOf: (i) => texts[i]!.length,
     times: { start: t0, hashed: t1, joined: performance.now() },
   });
+}
+
+/**
+ * The one pass's fingerprints and sets, or null when WebAssembly memory cannot hold the sets (about 1.3 bytes per
+ * byte of English, up to 8 per string unit of text whose every character is a word): the set store's batches then
+ * take the corpus 16 MiB at a time, as beyond one window.
+ */
+function fusedOrNull(
+  texts: readonly (string | Uint8Array)[],
+  distinct: readonly number[],
+  plan: Plan,
+): ReturnType<typeof fingerprintWithSets> | null {
+  try {
+    return fingerprintWithSets(texts, distinct, plan);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 /** Text (string units or bytes) hashed per batch when dedup() keeps the shingle sets of a corpus beyond one window. */
