@@ -46,6 +46,14 @@ export function setMemoryBytes(threads: number): number {
 /** Bytes of sets being written to the spill file at most before `append`'s caller waits (`drain`). */
 const SPILL_BACKLOG_BYTES = 64 << 20;
 
+/**
+ * SpillLayout's gapWords and spanWords by default: a read costs about 5 µs and 0.25 s per GB from the page cache.
+ * On 2 GB of edited copies, verification made 340 k reads of 15 KB on average (3.1 s of the calling thread); with
+ * gaps of up to 16 KB read through, 163 k reads of 8.8 GB in all (gaps of 64 KB: 90 k reads of 11.3 GB, no faster).
+ */
+const FILE_GAP_WORDS = 2 << 10;
+const FILE_SPAN_WORDS = 128 << 10;
+
 /** Bytes of sets per verification window read from the store. */
 export const STORE_WINDOW_BYTES = 128 << 20;
 
@@ -57,6 +65,13 @@ export interface SpillLayout {
   segmentBytes: number;
   /** Most bytes of a bucket sorted at once by arrange (a longer bucket is sorted in pieces of whole sets). */
   arrangeBytes: number;
+  /**
+   * A window's spilled sets are read in spans: sets at most gapWords apart in the file (u64 words) in one read with
+   * the sets between them, up to spanWords in all (a set longer than that alone). Default FILE_GAP_WORDS and
+   * FILE_SPAN_WORDS.
+   */
+  gapWords?: number;
+  spanWords?: number;
 }
 
 // 128 buckets of 256 KiB: 32 MiB of buffers being filled. Sorted in pieces of 16 MiB: a 2 GB corpus's buckets are
@@ -425,7 +440,8 @@ export class SetStore implements SetSource {
     const starts = regions(rt).work.reserve(align16((count + 1) * 4));
     const owned = verifyRegions(rt.heap);
     owned.setsOwner = null; // whatever was there before is overwritten now
-    const sets = owned.sets.reserve(words * 8 + 16);
+    // Room past the sets for one read's gaps (below).
+    const sets = owned.sets.reserve(words * 8 + 16 + (this.spill ? this.spanWords * 8 : 0));
     const u32 = rt.heap.u32;
     const base = sets >>> 3;
     // Sets that follow each other in the store, all in one memory chunk or all in the file, move as one run: one
@@ -433,6 +449,11 @@ export class SetStore implements SetSource {
     let at = 0;
     for (let q = 0; q < count; ) {
       const from = pos[docs[q]!]!;
+      if (from >= this.spilledFrom) {
+        q = this.readSpan(rt, docs, q, base, at, starts);
+        at = u32[(starts >>> 2) + q]!;
+        continue;
+      }
       const limit = this.runLimit(from);
       const first = at;
       let end = from;
@@ -446,6 +467,49 @@ export class SetStore implements SetSource {
     }
     u32[(starts >>> 2) + count] = at;
     return { sets, starts, count };
+  }
+
+  private get gapWords(): number {
+    return this.layout.gapWords ?? FILE_GAP_WORDS;
+  }
+  private get spanWords(): number {
+    return this.layout.spanWords ?? FILE_SPAN_WORDS;
+  }
+
+  /**
+   * Reads the spilled sets of docs[q], docs[q + 1], … that lie within spanWords of docs[q]'s in the file, with
+   * the sets between them that are not asked for, in one read to u64 index base + at; then moves each set asked for
+   * down to its place, back to back (each moves towards the start, in order, so none is overwritten before it moves).
+   * Writes their starts (u64 offsets from base), and the next one's, and returns the next q.
+   */
+  private readSpan(rt: Runtime, docs: number[], q: number, base: number, at: number, starts: number): number {
+    const { pos, size } = this;
+    const from = pos[docs[q]!]!;
+    const first = q;
+    let end = from;
+    do {
+      end = pos[docs[q]!]! + size[docs[q]!]!;
+      q++;
+    } while (
+      q < docs.length &&
+      pos[docs[q]!]! >= end &&
+      pos[docs[q]!]! - end <= this.gapWords &&
+      pos[docs[q]!]! + size[docs[q]!]! - from <= this.spanWords
+    );
+    const to = base + at;
+    this.readFile(rt.heap.u8.subarray(to * 8, (to + end - from) * 8), (from - this.spilledFrom) * 8);
+    const u32 = rt.heap.u32;
+    const u64 = rt.heap.u64;
+    let next = at;
+    for (let r = first; r < q; r++) {
+      const d = docs[r]!;
+      u32[(starts >>> 2) + r] = next;
+      const src = to + (pos[d]! - from);
+      if (src !== base + next) u64.copyWithin(base + next, src, src + size[d]!);
+      next += size[d]!;
+    }
+    u32[(starts >>> 2) + q] = next;
+    return q;
   }
 
   /** Document d's set (a view; memory-only stores, as the Deduplicator's). */

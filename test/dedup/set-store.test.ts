@@ -220,9 +220,12 @@ describe('SetStore spill layout', () => {
         fc.constantFrom(8, 16, 40, 256),
         fc.constantFrom(8, 64, 1 << 20),
         fc.constantFrom(0, 200, 2000),
-        async (seed, count, bucketBits, segmentBytes, arrangeBytes, memoryBytes) => {
+        // Spans: none (a read per run of adjacent sets), short gaps, and wide ones; spans down to one word.
+        fc.constantFrom(0, 1, 5, 40),
+        fc.constantFrom(1, 6, 30, 1 << 20),
+        async (seed, count, bucketBits, segmentBytes, arrangeBytes, memoryBytes, gapWords, spanWords) => {
           const next = rng(seed);
-          const layout: SpillLayout = { bucketBits, segmentBytes, arrangeBytes };
+          const layout: SpillLayout = { bucketBits, segmentBytes, arrangeBytes, gapWords, spanWords };
           const spill = memorySpill(seed);
           const store = new SetStore(memoryBytes, spill.open, () => false, layout);
           const appended = appendRandom(store, next, count, true);
@@ -262,10 +265,18 @@ describe('SetStore spill layout', () => {
 
   it('reads a window of neighbouring keys in few runs, where the order written would take one read per set', async () => {
     const count = 2000;
-    const layout: SpillLayout = { bucketBits: 4, segmentBytes: 4096, arrangeBytes: 1 << 20 };
+    // Reads of adjacent sets only (gapWords 0), then with gaps of up to 2 KB between the sets of one read.
+    const layouts: SpillLayout[] = [
+      { bucketBits: 4, segmentBytes: 4096, arrangeBytes: 1 << 20, gapWords: 0 },
+      { bucketBits: 4, segmentBytes: 4096, arrangeBytes: 1 << 20, gapWords: 256 },
+    ];
     const reads: number[] = [];
     const appended = appendRandom(new SetStore(Infinity, null, () => false), rng(7), count, true);
-    for (const withKeys of [true, false]) {
+    for (const [withKeys, layout] of [
+      [true, layouts[0]!],
+      [false, layouts[0]!],
+      [false, layouts[1]!],
+    ] as const) {
       // The same documents appended one by one, under their keys or without: the window is the 100 smallest keys.
       const spill = memorySpill(7);
       const again = new SetStore(0, spill.open, () => false, layout);
@@ -291,6 +302,9 @@ describe('SetStore spill layout', () => {
     // 100 sets of at most 8 × 40 bytes lie in at most a handful of segments of 4 KB, in one or two buckets.
     expect(reads[0]).toBeLessThanOrEqual(8);
     expect(reads[1]).toBeGreaterThan(50);
+    // In the order written, the window's sets lie about 20 sets (≤ 20 × 40 × 8 bytes) apart: spans take them
+    // a segment's worth at a time (a read stops at a segment's end, where the next slot is elsewhere).
+    expect(reads[2]).toBeLessThan(reads[1]! / 2);
   });
 
   it('a write that fails while arranging fails arrange with its error, and the store still closes', async () => {
