@@ -235,7 +235,7 @@ async function dedupCommand(args: string[]): Promise<number> {
     const t = result.timings;
     const timing = `read and hash ${ms(t.hash)}, join ${ms(t.join)}, verify ${ms(t.verify)}, cluster ${ms(t.cluster)}, total ${ms(t1 - t0)}`;
     if (writes.output !== undefined || writes.removed !== undefined) {
-      const { kept, removed, passed } = await writeTargets(corpus, result, writes);
+      const { kept, removed, passed, tooLarge } = await writeTargets(corpus, result, writes);
       const toStderr = writes.output === '-' || writes.removed === '-';
       if (summary)
         await printSummary(corpus, result, { inputs, k, bits: hashOpts.bits, verify, mode, timing, report }, toStderr);
@@ -244,7 +244,7 @@ async function dedupCommand(args: string[]): Promise<number> {
           (writes.output !== undefined ? ` (${writes.output === '-' ? 'standard output' : writes.output})` : '') +
           `, removed ${removed}` +
           (writes.removed !== undefined ? ` (${writes.removed === '-' ? 'standard output' : writes.removed})` : '') +
-          (passed > 0 ? `; ${passed} records without a text passed through to the output, not deduplicated` : ''),
+          (passed > 0 ? `; ${passedThrough(passed, tooLarge)} passed through to the output, not deduplicated` : ''),
       );
       return 0;
     }
@@ -535,6 +535,15 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
  * Writes --output and --removed; neither replaces its target until both are written and synced (a FIFO or device
  * target is written as the run goes).
  */
+/** The records passed through, by why: "3 records without a text", "1 record too large to verify", or both. */
+function passedThrough(passed: number, tooLarge: number): string {
+  const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
+  const without = passed - tooLarge;
+  if (tooLarge === 0) return `${records(without)} without a text`;
+  if (without === 0) return `${records(tooLarge)} too large to verify`;
+  return `${records(passed)} (${without} without a text, ${tooLarge} too large to verify)`;
+}
+
 async function writeTargets(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargetOptions): Promise<WriteCounts> {
   let output: AtomicFile | null = null;
   let removed: AtomicFile | null = null;

@@ -46,11 +46,15 @@ interface Sink {
   writeString(text: string): void;
 }
 
-/** What a write did: documents kept and removed, and records without a text passed through to --output. */
+/**
+ * What a write did: documents kept and removed, and records passed through to --output undeduplicated: without a
+ * text, or (tooLarge of them) with one too large to verify.
+ */
 export interface WriteCounts {
   kept: number;
   removed: number;
   passed: number;
+  tooLarge: number;
 }
 
 /**
@@ -123,7 +127,7 @@ export async function writeCorpus(corpus: Corpus, r: DeduplicatedDocuments, t: C
   const kept = keptCount(r.duplicateOf);
   if (corpus.wholeFiles) {
     writePaths(corpus, r, t);
-    return { kept, removed: r.count - kept, passed: 0 };
+    return { kept, removed: r.count - kept, passed: 0, tooLarge: 0 };
   }
   const records = new Records(r, corpus.passedRecords());
   const delimiter = corpus.delimiter;
@@ -164,7 +168,8 @@ export async function writeCorpus(corpus: Corpus, r: DeduplicatedDocuments, t: C
     await reading?.catch(() => {});
     reader.close();
   }
-  return { kept, removed: r.count - kept, passed: t.output ? records.passed.count : 0 };
+  const passed = t.output ? records.passed.count : 0;
+  return { kept, removed: r.count - kept, passed, tooLarge: passed > 0 ? records.passed.tooLarge : 0 };
 }
 
 /** The records first..last (those of them a target wants) and the bytes of `source` that hold their records. */
@@ -533,5 +538,6 @@ export async function writeParquetCorpus(
   }
   output?.finish();
   removed?.finish();
-  return { kept, removed: r.count - kept, passed: output ? passed.count : 0 };
+  const through = output ? passed.count : 0;
+  return { kept, removed: r.count - kept, passed: through, tooLarge: through > 0 ? passed.tooLarge : 0 };
 }

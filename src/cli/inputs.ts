@@ -159,6 +159,8 @@ export interface PassedRecords {
   before: Float64Array;
   /** Fields a CSV / TSV row lacks against its header (0 otherwise). */
   missing: Uint32Array;
+  /** How many of the records hold a text, too large to verify (the others hold none). */
+  tooLarge: number;
 }
 
 /**
@@ -321,6 +323,8 @@ export class Corpus {
   /** Documents from CSV / TSV rows with fewer fields than their header: how many fewer. */
   private readonly short = new Map<number, number>();
   private passedCount = 0;
+  /** Records passed because their text is too large to verify (tooLargeToVerify). */
+  private passedTooLarge = 0;
   private readonly passed = {
     source: new U32s(),
     offset: new F64s(),
@@ -530,6 +534,7 @@ export class Corpus {
       line: p.line.data.subarray(0, n),
       before: p.before.data.subarray(0, n),
       missing: p.missing.data.subarray(0, n),
+      tooLarge: this.passedTooLarge,
     };
   }
 
@@ -705,6 +710,7 @@ export class Corpus {
     const bytes = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.length;
     if (bytes <= MAX_VERIFIED_DOCUMENT_BYTES) return false;
     this.reportTooLargeToVerify(bytes, s, line);
+    this.passedTooLarge++;
     return true;
   }
 

@@ -51,6 +51,7 @@ function jsonl(file: string, bytes: number, seed: number, huge = 0): Buffer[] {
 
 const noneParsed: PassedRecords = {
   count: 0,
+  tooLarge: 0,
   source: new Uint32Array(0),
   offset: new Float64Array(0),
   length: new Float64Array(0),
@@ -145,7 +146,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     output.publish();
     removed.publish();
     const kept = all.filter((_, i) => r.duplicateOf[i] === -1);
-    expect(counts).toEqual({ kept: kept.length, removed: all.length - kept.length, passed: 0 });
+    expect(counts).toEqual({ kept: kept.length, removed: all.length - kept.length, passed: 0, tooLarge: 0 });
     expect(fs.readFileSync(out).equals(Buffer.concat(kept.flatMap((x) => [x, Buffer.from('\n')])))).toBe(true);
     const expectRemoved = all.map((x, i) => (r.duplicateOf[i] === -1 ? '' : annotated(x, r, i))).join('');
     expect(fs.readFileSync(gone, 'latin1') === expectRemoved).toBe(true);
@@ -190,6 +191,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     }
     const passed: PassedRecords = {
       count: passedOnes.length,
+      tooLarge: 0,
       source: Uint32Array.from(passedOnes, (x) => x.s),
       offset: Float64Array.from(passedOnes, (x) => x.offset),
       length: Float64Array.from(passedOnes, (x) => x.record.length),

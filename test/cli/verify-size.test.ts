@@ -73,7 +73,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('documents too large to 
     expect(r.stderr).toMatch(new RegExp(`big\\.jsonl:2: ${BIG_BYTES} bytes of text, ${tooLarge.source}`));
     expect(r.stderr.match(/big\.jsonl:2:/g)).toHaveLength(1);
     expect(r.stderr).toMatch(/1 too large to verify/);
-    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1 .*; 1 records without a text passed through/);
+    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1 .*; 1 record too large to verify passed through/);
     expect(fs.readFileSync(output).equals(Buffer.concat([a!, Buffer.from('\n'), big!, Buffer.from('\n')]))).toBe(true);
     expect(fs.readFileSync(removed, 'utf8')).toMatch(/^\{"id":"b",.*"duplicate_of":"a"\}\n$/);
 
@@ -114,6 +114,20 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('documents too large to 
     expect(plain.stderr).not.toMatch(/passed through/);
   });
 
+  it('the closing line tells records without a text from records too large to verify', async () => {
+    const input = await writeBig(
+      'mixed.jsonl',
+      `${JSON.stringify({ id: 'a', text: NEAR_A })}\n{"id":"none"}\n{"id":"big","text":"`,
+      `"}\n${JSON.stringify({ id: 'b', text: NEAR_B })}\n{"id":"none2","text":7}\n`,
+    );
+    const r = runCli(['dedup', '--jsonl', input, '--output', path.join(dir, 'mixed-out.jsonl')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /kept 1 of 2 documents .*removed 1; 3 records \(2 without a text, 1 too large to verify\) passed through/,
+    );
+    expect(lines(path.join(dir, 'mixed-out.jsonl'))).toHaveLength(4);
+  });
+
   it('a --lines line: passed through unchanged', async () => {
     const input = await writeBig('big.txt', `${NEAR_A}\n`, `\n${NEAR_B}\n`);
     const [a, big] = lines(input);
@@ -122,7 +136,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('documents too large to 
     const r = runCli(['dedup', '--lines', input, '--output', output, '--removed', removed]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`big\\.txt:2: ${BIG_BYTES} bytes of text, ${tooLarge.source}`));
-    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1 .*; 1 records without a text passed through/);
+    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1 .*; 1 record too large to verify passed through/);
     expect(fs.readFileSync(output).equals(Buffer.concat([a!, Buffer.from('\n'), big!, Buffer.from('\n')]))).toBe(true);
     expect(fs.readFileSync(removed, 'utf8')).toBe(`${NEAR_B}\n`);
   });
@@ -134,7 +148,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('documents too large to 
     const r = runCli(['dedup', '--csv', input, '--output', output]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`big\\.csv:3: ${BIG_BYTES} bytes of text, ${tooLarge.source}`));
-    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1; 1 records without a text passed through/);
+    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1; 1 record too large to verify passed through/);
     const nl = Buffer.from('\n');
     expect(fs.readFileSync(output).equals(Buffer.concat([header!, nl, a!, nl, big!, nl]))).toBe(true);
   });
@@ -151,7 +165,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('documents too large to 
     const r = runCli(['dedup', input, '--output', output, '--annotate']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`big\\.parquet:2: ${BIG_BYTES} bytes of text, ${tooLarge.source}`));
-    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1; 1 records without a text passed through/);
+    expect(r.stderr).toMatch(/kept 1 of 2 documents .*removed 1; 1 record too large to verify passed through/);
     const got = await db.runAndReadAll(
       `SELECT id, length(text) AS n, text = repeat('word ', ${BIG_REPEATS}) AS same, cluster, duplicate_of FROM read_parquet(${q(output)})`,
     );
