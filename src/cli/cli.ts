@@ -531,10 +531,6 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
   }
 }
 
-/**
- * Writes --output and --removed; neither replaces its target until both are written and synced (a FIFO or device
- * target is written as the run goes).
- */
 /** The records passed through, by why: "3 records without a text", "1 record too large to verify", or both. */
 function passedThrough(passed: number, tooLarge: number): string {
   const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
@@ -544,6 +540,10 @@ function passedThrough(passed: number, tooLarge: number): string {
   return `${records(passed)} (${without} without a text, ${tooLarge} too large to verify)`;
 }
 
+/**
+ * Writes --output and --removed; neither replaces its target until both are written and synced (a FIFO or device
+ * target is written as the run goes).
+ */
 async function writeTargets(corpus: Corpus, r: DeduplicatedDocuments, t: CorpusTargetOptions): Promise<WriteCounts> {
   let output: AtomicFile | null = null;
   let removed: AtomicFile | null = null;

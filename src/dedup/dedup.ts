@@ -460,8 +460,12 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   }
   // Verification reads the texts as the fingerprint did (normalized); both are read once either way.
   const verified = verify ? verificationTexts(texts, hasher.options) : texts;
-  const fits = oneWindow !== null || (bytes <= DEDUP_WINDOW_BYTES && !fused);
-  const store = verify && !fits ? new SetStore(Infinity, null, textSource(verified, verify.width).sameWordless) : null;
+  // Without the one pass, the set store: when the pass could not get its memory, or past DEDUP_WINDOW_BYTES (so past
+  // ONE_PASS_BYTES too). Up to DEDUP_WINDOW_BYTES without it (features other than the verifier's shingles), the
+  // verification windows build their sets from the texts.
+  const inStore = oneWindow === null && (fused || bytes > DEDUP_WINDOW_BYTES);
+  const store =
+    verify && inStore ? new SetStore(Infinity, null, textSource(verified, verify.width).sameWordless) : null;
   const hashed =
     oneWindow ??
     (store && verify ? hashIntoStore(texts, distinct, hashOptions, bits, verify, store) : null) ??

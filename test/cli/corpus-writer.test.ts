@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AtomicFile } from '../../src/cli/atomic-file.js';
-import { type DeduplicatedDocuments, writeCorpus } from '../../src/cli/corpus-writer.js';
+import { type DeduplicatedDocuments, type WriteCounts, writeCorpus } from '../../src/cli/corpus-writer.js';
 import type { PassedRecords } from '../../src/cli/inputs.js';
 import type { Corpus } from '../../src/cli/inputs.js';
 import { rng } from '../reference.js';
@@ -126,6 +126,18 @@ function annotated(record: Buffer, r: DeduplicatedDocuments, i: number): string 
   return `${text.slice(0, close)},"cluster":"d${r.clusterOf[i]}","duplicate_of":${dup === -1 ? 'null' : `"d${dup}"`}${text.slice(close)}\n`;
 }
 
+/** writeCorpus to `out` (kept) and `gone` (removed), both synced and then published, as the command line commits. */
+async function writeBoth(corpus: Corpus, r: DeduplicatedDocuments, out: string, gone: string): Promise<WriteCounts> {
+  const output = new AtomicFile(out);
+  const removed = new AtomicFile(gone);
+  const counts = await writeCorpus(corpus, r, { output, removed, annotate: false, nul: false });
+  await output.sync();
+  await removed.sync();
+  output.publish();
+  removed.publish();
+  return counts;
+}
+
 describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicFile past their buffers', () => {
   it('records straddling windows, one larger than a window, two sources: kept, removed and annotated byte for byte', async () => {
     const a = path.join(dir, 'a.jsonl');
@@ -138,13 +150,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     const corpus = corpusOf([a, b]);
     const out = path.join(dir, 'kept.jsonl');
     const gone = path.join(dir, 'removed.jsonl');
-    const output = new AtomicFile(out);
-    const removed = new AtomicFile(gone);
-    const counts = await writeCorpus(corpus, r, { output, removed, annotate: false, nul: false });
-    await output.sync();
-    await removed.sync();
-    output.publish();
-    removed.publish();
+    const counts = await writeBoth(corpus, r, out, gone);
     const kept = all.filter((_, i) => r.duplicateOf[i] === -1);
     expect(counts).toEqual({ kept: kept.length, removed: all.length - kept.length, passed: 0, tooLarge: 0 });
     expect(fs.readFileSync(out).equals(Buffer.concat(kept.flatMap((x) => [x, Buffer.from('\n')])))).toBe(true);
@@ -205,13 +211,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('writeCorpus and AtomicF
     const corpus = corpusOf([a, b], passed);
     const out = path.join(dir, 'passed-kept.jsonl');
     const gone = path.join(dir, 'passed-removed.jsonl');
-    const output = new AtomicFile(out);
-    const removed = new AtomicFile(gone);
-    const counts = await writeCorpus(corpus, r, { output, removed, annotate: false, nul: false });
-    await output.sync();
-    await removed.sync();
-    output.publish();
-    removed.publish();
+    const counts = await writeBoth(corpus, r, out, gone);
     expect(counts.passed).toBe(passedOnes.length);
     const docIndex = new Map(docs.map((x, i) => [x, i]));
     const keptOnes = all.filter((x) => x.passed || r.duplicateOf[docIndex.get(x)!] === -1);
