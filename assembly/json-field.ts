@@ -22,6 +22,10 @@ const S_AFTER = 2;
 // What scanString found: whether the string had escapes, and where its unescaped bytes ended.
 let hadEscape = false;
 let written: usize = 0;
+// Set by jsonFields when the caller has checked that the lines are well-formed UTF-8 (Node's buffer.isUtf8, at
+// tens of GB/s): bytes above 0x7f then need no check and stay in the fast runs. Text with accents or another
+// script has one every few bytes, and each one left the runs for utf8Length.
+let utf8Known = false;
 
 @inline function isSpace(c: u32): bool {
   return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09;
@@ -68,11 +72,15 @@ function utf8Length(p: usize, end: usize, c: u32): usize {
 const ONES: u64 = 0x0101010101010101;
 const HIGHS: u64 = 0x8080808080808080;
 
-/** Non-zero when one of x's bytes is '"', '\\', below 0x20 or above 0x7f (each test sets its bytes' high bit). */
-@inline function plainBytes(x: u64): u64 {
+/**
+ * Non-zero when one of x's bytes is '"', '\\', below 0x20 or (where `high` has the byte's high bit) above 0x7f:
+ * each test sets its bytes' high bit.
+ */
+@inline function plainBytes(x: u64, high: u64): u64 {
   let quote = x ^ (ONES * 0x22);
   let slash = x ^ (ONES * 0x5c);
-  return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | (x - ONES * 0x20) | x) & HIGHS;
+  let control = ~((x | HIGHS) - ONES * 0x20) & ~x;
+  return (((quote - ONES) & ~quote) | ((slash - ONES) & ~slash) | control | (x & high)) & HIGHS;
 }
 
 /**
@@ -82,15 +90,17 @@ const HIGHS: u64 = 0x8080808080808080;
 function scanString(p: usize, end: usize, w: usize): usize {
   p++;
   hadEscape = false;
+  let high: u64 = utf8Known ? 0 : HIGHS;
   while (p < end) {
     // Runs of bytes that are none of a quote, a backslash, a control character or non-ASCII: 16 at a time (up to
     // 16 bytes are stored past the run: dst has that slack), or 8 in the scalar build.
     if (ASC_FEATURE_SIMD) {
+      let highs = i8x16.splat(utf8Known ? 0 : -128);
       while (p + 16 <= end) {
         let v = v128.load(p);
         let special = v128.or(
           v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
-          v128.or(i8x16.lt_u(v, i8x16.splat(0x20)), i8x16.lt_s(v, i8x16.splat(0))),
+          v128.or(i8x16.lt_u(v, i8x16.splat(0x20)), v128.and(v, highs)),
         );
         let m = i8x16.bitmask(special);
         if (w) v128.store(w, v);
@@ -102,7 +112,7 @@ function scanString(p: usize, end: usize, w: usize): usize {
     } else {
       while (p + 8 <= end) {
         let x = load<u64>(p);
-        if (plainBytes(x) != 0) break;
+        if (plainBytes(x, high) != 0) break;
         if (w) {
           store<u64>(w, x);
           w += 8;
@@ -117,7 +127,7 @@ function scanString(p: usize, end: usize, w: usize): usize {
       return p + 1;
     }
     if (c < 0x20) return 0;
-    if (c < 0x80 && c != 0x5c) {
+    if ((c < 0x80 || utf8Known) && c != 0x5c) {
       if (w) store<u8>(w++, <u8>c);
       p++;
       continue;
@@ -232,7 +242,8 @@ function scanLiteral(p: usize, end: usize): usize {
  * `key` (keyLen bytes of UTF-8) and the value at `idKey` (idKeyLen; 0: none). The texts are written one after
  * another from `dst`; per line, FIELD_OUT_WORDS u32 go to `out`: status (OK or FALLBACK, the id's kind << 16), the
  * text's offset from dst and length, the id token's offset in its line and length. `stack` holds `depth` bytes of
- * nesting. Returns the bytes written to dst (at most the lines' total: an unescaped string is never longer).
+ * nesting. `valid` (1 or 0): whether the lines are known to be well-formed UTF-8. Returns the bytes written to dst
+ * (at most the lines' total: an unescaped string is never longer).
  */
 export function jsonFields(
   buf: usize,
@@ -246,7 +257,9 @@ export function jsonFields(
   out: usize,
   stack: usize,
   depth: i32,
+  valid: i32,
 ): usize {
+  utf8Known = valid != 0;
   let w = dst;
   for (let q = 0; q < count; q++) {
     let start = buf + <usize>load<u32>(lines + (<usize>q << 3));

@@ -19,6 +19,7 @@ interface JsonFieldKernels {
     out: number,
     stack: number,
     depth: number,
+    valid: number,
   ): number;
 }
 
@@ -55,6 +56,8 @@ const decoder = new TextDecoder();
  * Reads lines of `bytes` (line q spans lines[2q] .. lines[2q + 1]) for the string at top-level key `field` and the
  * value at `idField` ('' for none). Each settled line's text is written back over the start of that line in `bytes`
  * (its id token read first), and a line left to JSON.parse keeps its bytes: no buffer is allocated per call.
+ * `utf8Valid`: the caller has checked that the lines are well-formed UTF-8 (Node's `buffer.isUtf8`), so the kernel
+ * need not check each byte above 0x7f; a wrong `true` gives texts that JSON.parse would not.
  * @internal
  */
 export function readJsonFields(
@@ -63,6 +66,7 @@ export function readJsonFields(
   count: number,
   field: string,
   idField: string,
+  utf8Valid = false,
 ): JsonFields {
   const rt = wasm();
   let region = regionsByHeap.get(rt.heap);
@@ -83,7 +87,7 @@ export function readJsonFields(
   u8.set(idKey, idAt);
   rt.heap.u32.set(lines.subarray(0, 2 * count), linesAt >>> 2);
   const k = rt.kernels as unknown as JsonFieldKernels;
-  k.jsonFields(buf, linesAt, count, keyAt, key.length, idAt, idKey.length, dst, out, stack, MAX_DEPTH);
+  k.jsonFields(buf, linesAt, count, keyAt, key.length, idAt, idKey.length, dst, out, stack, MAX_DEPTH, utf8Valid ? 1 : 0);
   const heap = rt.heap.u8;
   const words = rt.heap.u32.subarray(out >>> 2, (out >>> 2) + count * OUT_WORDS);
   const texts = new Array<Uint8Array | null>(count).fill(null);

@@ -29,7 +29,18 @@ function readAll(lines: readonly Uint8Array[], field = 'text', idField = 'id'): 
     bytes[at++] = 10;
   });
   const before = Buffer.from(bytes);
+  // Lines the caller has checked to be well-formed UTF-8 take the kernel's faster path: it must read them the same.
+  const checked = isUtf8(bytes) ? Buffer.from(bytes) : null;
   const r = readJsonFields(bytes, bounds, lines.length, field, idField);
+  if (checked) {
+    const fast = readJsonFields(checked, bounds, lines.length, field, idField, true);
+    expect(checked).toEqual(bytes);
+    expect(fast.idKinds).toEqual(r.idKinds);
+    expect(fast.idTokens).toEqual(r.idTokens);
+    expect(fast.texts.map((t) => t && t.byteOffset - checked.byteOffset)).toEqual(
+      r.texts.map((t) => t && t.byteOffset - bytes.byteOffset),
+    );
+  }
   return lines.map((l, q) => {
     const text = r.texts[q];
     const [start, end] = [bounds[2 * q]!, bounds[2 * q + 1]!];
