@@ -156,6 +156,47 @@ describe('AtomicFile on targets that are not regular files', () => {
   });
 });
 
+describe('AtomicFile to a name ending .gz', () => {
+  it('gzips every buffer as a member: gzip -dc gives back exactly what was written, empty files too', async () => {
+    const { d } = work();
+    // Past three 8 MiB buffers, written both ways (write here, then append on the thread pool), with text gzip shrinks.
+    let seed = 7;
+    const words = ['near', 'duplicate', 'simhash', 'pigeon', 'hole', 'block', 'fingerprint', 'é', '\u20ac'];
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < 50_000; i++) {
+      const line: string[] = [];
+      for (let w = 0; w < 90; w++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        line.push(words[seed % words.length]!);
+      }
+      pieces.push(Buffer.from(`${i} ${line.join(' ')}\n`));
+    }
+    const expected = Buffer.concat(pieces);
+    expect(expected.length).toBeGreaterThan(3 * (8 << 20));
+    const target = path.join(d, 'out.txt.gz');
+    fs.writeFileSync(target, 'old');
+    const f = new AtomicFile(target);
+    for (const p of pieces.slice(0, 25_000)) f.write(p);
+    await f.append(pieces.slice(25_000));
+    await f.sync();
+    expect(fs.readFileSync(target, 'utf8')).toBe('old'); // not replaced before publish
+    f.publish();
+    const packed = fs.readFileSync(target);
+    expect(packed.length).toBeLessThan(expected.length / 2);
+    const members = spawnSync('gzip', ['-dc', target], { maxBuffer: 1 << 30 });
+    expect(members.status, members.stderr.toString()).toBe(0);
+    expect(members.stdout.equals(expected)).toBe(true);
+    expect(temps(d)).toEqual([]);
+
+    const empty = new AtomicFile(path.join(d, 'empty.gz'));
+    await empty.sync();
+    empty.publish();
+    const none = spawnSync('gzip', ['-dc', path.join(d, 'empty.gz')]);
+    expect(none.status, none.stderr.toString()).toBe(0);
+    expect(none.stdout.length).toBe(0);
+  });
+});
+
 describe('dedup --output / --removed on special targets and bad paths', () => {
   it.skipIf(!hasMkfifo)('--output FIFO: the reader gets the kept records; the FIFO stays', async () => {
     const { d, input } = work();

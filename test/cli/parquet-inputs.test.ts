@@ -182,5 +182,11 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => 
     const flagged = runCli(['dedup', '--jsonl', file]);
     expect(flagged.code).toBe(2);
     expect(flagged.stderr).toMatch(/is a Parquet table: drop --jsonl/);
+    // A Parquet output is compressed inside: a .gz name would say otherwise.
+    const gz = path.join(dir, 'named.parquet.gz');
+    const packed = runCli(['dedup', file, '--output', gz]);
+    expect(packed.code).toBe(2);
+    expect(packed.stderr).toContain(`--output ${gz}: a Parquet table is compressed inside`);
+    expect(fs.existsSync(gz)).toBe(false);
   });
 });

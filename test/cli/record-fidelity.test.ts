@@ -209,15 +209,34 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('records as read, writte
     expect(JSON.parse(fallback.stdout).members).toEqual([`${input}:2`, `${input}:3`]);
   });
 
-  it('--output / --removed named .gz or .zst are refused: outputs are not compressed', () => {
-    const input = file('names.jsonl', `{"text":"${TEXT}"}\n`);
+  it('--output / --removed named .gz are gzip: gzip -dc gives the plain output byte for byte', () => {
+    const input = file(
+      'names.jsonl',
+      `{"id":1,"text":"${TEXT}"}\n{"id":2,"text":"${TEXT}"}\n{"id":3,"text":"${OTHER}"}\n`,
+    );
+    const plain = [path.join(dir, 'kept.jsonl'), path.join(dir, 'removed.jsonl')];
+    const packed = [path.join(dir, 'kept.jsonl.gz'), path.join(dir, 'removed.jsonl.GZ')];
+    for (const [out, removed] of [plain, packed]) {
+      const r = runCli(['dedup', '--jsonl', input, '--output', out!, '--removed', removed!]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    plain.forEach((p, q) => {
+      const unpacked = spawnSync('gzip', ['-dc', packed[q]!]);
+      expect(unpacked.status, unpacked.stderr.toString()).toBe(0);
+      expect(unpacked.stdout).toEqual(fs.readFileSync(p));
+    });
+    expect(fs.readFileSync(plain[0]!, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+  });
+
+  it('--output / --removed named .zst are refused (exit 2) before anything is read', () => {
+    const input = file('zst.jsonl', `{"text":"${TEXT}"}\n{"text":"${TEXT}"}\n`);
     for (const args of [
-      ['--output', path.join(dir, 'kept.jsonl.gz')],
-      ['--removed', path.join(dir, 'removed.jsonl.zst')],
+      ['--output', path.join(dir, 'kept.jsonl.zst')],
+      ['--removed', path.join(dir, 'removed.jsonl.zstd')],
     ]) {
       const r = runCli(['dedup', '--jsonl', input, ...args]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`${args[0]} ${args[1]}: outputs are written uncompressed`);
+      expect(r.stderr).toContain(`${args[0]} ${args[1]}: Zstandard targets are not written`);
       expect(fs.existsSync(args[1]!)).toBe(false);
     }
   });
