@@ -87,7 +87,20 @@ export function readJsonFields(
   u8.set(idKey, idAt);
   rt.heap.u32.set(lines.subarray(0, 2 * count), linesAt >>> 2);
   const k = rt.kernels as unknown as JsonFieldKernels;
-  k.jsonFields(buf, linesAt, count, keyAt, key.length, idAt, idKey.length, dst, out, stack, MAX_DEPTH, utf8Valid ? 1 : 0);
+  k.jsonFields(
+    buf,
+    linesAt,
+    count,
+    keyAt,
+    key.length,
+    idAt,
+    idKey.length,
+    dst,
+    out,
+    stack,
+    MAX_DEPTH,
+    utf8Valid ? 1 : 0,
+  );
   const heap = rt.heap.u8;
   const words = rt.heap.u32.subarray(out >>> 2, (out >>> 2) + count * OUT_WORDS);
   const texts = new Array<Uint8Array | null>(count).fill(null);
