@@ -229,15 +229,24 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --output / --remo
     }
   });
 
-  it('a run killed at any moment leaves the old output or the whole new one, never part of it', async () => {
+  it('a run killed at any moment leaves the old output or the whole new one (plain or gzipped), never part of it', async () => {
     const c = writeJsonl('kill.jsonl', records(41, 4000), 9);
-    const out = path.join(dir, 'kept-killed.jsonl');
     const full = path.join(dir, 'kept-full.jsonl');
     expect(runCli(['dedup', '--jsonl', c.file, '--output', full]).code).toBe(0);
     const complete = read(full);
     const next = rng(5);
     const outcomes = new Set<string>();
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 8; round++) {
+      // Every other round a .gz target, read back by Debian's gzip.
+      const gz = round % 2 === 1;
+      const out = path.join(dir, gz ? 'kept-killed.jsonl.gz' : 'kept-killed.jsonl');
+      const readOut = (file: string): string => {
+        const bytes = fs.readFileSync(file);
+        if (!gz || bytes.toString() === 'the old output\n') return bytes.toString();
+        const unpacked = spawnSync('gzip', ['-dc', file], { maxBuffer: 1 << 28 });
+        expect(unpacked.status, unpacked.stderr.toString()).toBe(0);
+        return unpacked.stdout.toString();
+      };
       fs.writeFileSync(out, 'the old output\n');
       const child = spawn(
         process.execPath,
@@ -252,7 +261,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('dedup --output / --remo
       await new Promise((resolve) => setTimeout(resolve, delay));
       child.kill('SIGKILL');
       await exited;
-      const now = read(out);
+      const now = readOut(out);
       expect(now === 'the old output\n' || now === complete, `killed after ${delay} ms`).toBe(true);
       outcomes.add(now === complete ? 'new' : 'old');
     }
