@@ -1,6 +1,7 @@
 // The dedup job as users run it (issue 39): the CLI on a generated JSON Lines corpus (scripts/gen-jsonl.mjs, 200 MB;
 // 1000 MB with SIMHASH_BENCH_LARGE=1), each row against its yardstick in the same rounds (alternating, median of 3
-// wall times): --output against the same run without it, .gz against `zcat FILE | simhash-wasm dedup -`, .zst
+// wall times): --output against the same run without it, a .gz target against `--output - | gzip`, .gz input
+// against `zcat FILE | simhash-wasm dedup -`, .zst
 // against `zstd -dc FILE | …`, a Parquet table (written by DuckDB) in MB/s of text, and an incremental run of the
 // last 5 % against one run over everything. Needs `npm run build`; gzip and zstd rows need those programs.
 import { spawnSync } from 'node:child_process';
@@ -67,6 +68,14 @@ export async function run(): Promise<BenchRow[]> {
       ratio: `${o.ratio.toFixed(2)}×`,
     });
     if (has('gzip')) {
+      const gz = path.join(work, 'kept.jsonl.gz');
+      const w = paired(`${run} ${corpus} --output ${gz}`, `${run} ${corpus} --output - | gzip > ${gz}`);
+      rows.push({
+        name: '--output kept.jsonl.gz (gzipped on the thread pool)',
+        value: s(w.a),
+        baseline: `--output - piped into gzip ${s(w.b)}`,
+        ratio: `${w.ratio.toFixed(2)}×`,
+      });
       spawnSync('sh', ['-c', `gzip -c ${corpus} > ${corpus}.gz`]);
       const g = paired(`${run} ${corpus}.gz`, `zcat ${corpus}.gz | ${run} -`);
       rows.push({
