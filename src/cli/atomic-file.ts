@@ -18,9 +18,9 @@
 // partial block goes through the page cache; a file system or device that refuses the alignment falls back to
 // ordinary writes.
 //
-// A target named *.gz is compressed: each full buffer becomes one gzip member, made on the thread pool while the
-// next buffer fills (gzip reads concatenated members as one stream). Members are not whole blocks, so they go
-// through the page cache.
+// A target named *.gz is compressed: each full buffer becomes one gzip member, made on the thread pool (two at once)
+// while the next buffer fills (gzip reads concatenated members as one stream). Members are not whole blocks, so
+// they go through the page cache.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -28,6 +28,8 @@ import { randomBytes } from 'node:crypto';
 
 /** Bytes gathered before one write(2): two such buffers, one filled while the other is written. */
 const BUFFER_BYTES = 8 << 20;
+/** Buffers of a gzipped file: two compressed at once on the thread pool while the third fills. */
+const GZIP_BUFFERS = 3;
 /** Alignment of direct writes (memory, file offset, length): the largest logical block size in common use. */
 const BLOCK = 4096;
 /** Bytes written through the page cache between background fdatasync calls. */
@@ -216,7 +218,9 @@ export class AtomicFile {
   private readonly temp: string | null;
   /** Whether the bytes are gzipped on their way to the file (a target named .gz). */
   private readonly gzipped: boolean;
-  private readonly buffers: [Buffer, Buffer];
+  private readonly buffers: Buffer[];
+  /** Gzipped files: each buffer's compression under way (the buffer is not filled again before it ends). */
+  private readonly packing = new Map<Buffer, Promise<Buffer>>();
   /** The buffer being filled, and the file offset of its first byte. */
   private buffer: Buffer;
   private used = 0;
@@ -277,8 +281,12 @@ export class AtomicFile {
       }
     }
     // Compressed members are not whole blocks: no direct writes.
-    this.buffers = this.temp !== null && !this.gzipped ? this.openDirect() : plainBuffers();
-    this.buffer = this.buffers[0];
+    this.buffers = this.gzipped
+      ? Array.from({ length: GZIP_BUFFERS }, () => Buffer.allocUnsafe(BUFFER_BYTES))
+      : this.temp !== null
+        ? this.openDirect()
+        : plainBuffers();
+    this.buffer = this.buffers[0]!;
   }
 
   /** Adds bytes to the file (synchronously: not while `append` is writing). */
@@ -409,25 +417,45 @@ export class AtomicFile {
 
   /** Waits for the other buffer's write, then writes the full one in the background and starts on the other. */
   private async launch(): Promise<void> {
+    if (this.gzipped) return this.launchGzip();
     await this.settle();
-    const write = this.gzipped ? this.gzipAndWrite(this.buffer) : this.writeAt(this.buffer, this.position);
+    const write = this.writeAt(this.buffer, this.position);
     // Seen when settled (the next launch, sync); until then, not an unhandled rejection.
     write.catch(() => {});
     this.writing = write;
-    if (!this.gzipped) this.position += this.buffer.length;
-    this.buffer = this.buffer === this.buffers[0] ? this.buffers[1] : this.buffers[0];
+    this.position += this.buffer.length;
+    this.buffer = this.buffer === this.buffers[0] ? this.buffers[1]! : this.buffers[0]!;
     this.used = 0;
   }
 
   /**
-   * A full buffer gzipped, then written where the file ends: its length is known only then, so the next write
-   * waits for this one (settle) before it reads `position`.
+   * Gzips the full buffer on the thread pool at once, beside the compressions still under way (members are
+   * independent: on two cores two buffers compress at once), and writes each member after the one before it, where
+   * the file then ends. Fills the next buffer once its own compression is over.
    */
-  private async gzipAndWrite(bytes: Buffer): Promise<void> {
-    const packed = await gzip(bytes);
-    const at = this.position;
-    this.position += packed.length;
-    await this.writeAt(packed, at);
+  private async launchGzip(): Promise<void> {
+    const full = this.buffer;
+    const packed = gzip(full);
+    packed.catch(() => {});
+    this.packing.set(full, packed);
+    const before = this.writing;
+    const write = (async () => {
+      const member = await packed;
+      if (before !== null) await before;
+      const at = this.position;
+      this.position += member.length;
+      await this.writeAt(member, at);
+    })();
+    // Seen when settled (sync); until then, not an unhandled rejection.
+    write.catch(() => {});
+    this.writing = write;
+    const next = this.buffers[(this.buffers.indexOf(full) + 1) % this.buffers.length]!;
+    const pending = this.packing.get(next);
+    this.packing.delete(next);
+    // A failed compression shows through the writes, at sync.
+    if (pending !== undefined) await pending.catch(() => {});
+    this.buffer = next;
+    this.used = 0;
   }
 
   private async settle(): Promise<void> {

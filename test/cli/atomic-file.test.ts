@@ -195,6 +195,28 @@ describe('AtomicFile to a name ending .gz', () => {
     expect(none.status, none.stderr.toString()).toBe(0);
     expect(none.stdout.length).toBe(0);
   });
+
+  it('writes the members in order when a later buffer compresses first', async () => {
+    const { d } = work();
+    // 8 MiB of varied text (slow to compress), then 8 MiB of one byte (fast), then a tail: both full buffers are
+    // compressed at once, and the second is done first.
+    let seed = 11;
+    const text = Buffer.alloc(8 << 20);
+    for (let i = 0; i < text.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      text[i] = 97 + ((seed >>> 16) % 26);
+    }
+    const same = Buffer.alloc(8 << 20, 0x7a);
+    const tail = Buffer.from('the end\n');
+    const target = path.join(d, 'ordered.gz');
+    const f = new AtomicFile(target);
+    await f.append([text, same, tail]);
+    await f.sync();
+    f.publish();
+    const unpacked = spawnSync('gzip', ['-dc', target], { maxBuffer: 1 << 26 });
+    expect(unpacked.status, unpacked.stderr.toString()).toBe(0);
+    expect(unpacked.stdout.equals(Buffer.concat([text, same, tail]))).toBe(true);
+  });
 });
 
 describe('dedup --output / --removed on special targets and bad paths', () => {
