@@ -18,9 +18,10 @@
 // partial block goes through the page cache; a file system or device that refuses the alignment falls back to
 // ordinary writes.
 //
-// A target named *.gz is compressed: each full buffer becomes one gzip member, made on the thread pool (two at once)
-// while the next buffer fills (gzip reads concatenated members as one stream). Members are not whole blocks, so
-// they go through the page cache.
+// A target named *.gz (or *.zst, where Node has a Zstandard compressor: 22.15 and 23.8 on) is compressed: each full
+// buffer becomes one gzip member (or Zstandard frame), made on the thread pool (two at once) while the next buffer
+// fills (gzip and zstd read concatenated members and frames as one stream). They are not whole blocks, so they go
+// through the page cache.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -28,17 +29,14 @@ import { randomBytes } from 'node:crypto';
 
 /** Bytes gathered before one write(2): two such buffers, one filled while the other is written. */
 const BUFFER_BYTES = 8 << 20;
-/** Buffers of a gzipped file: two compressed at once on the thread pool while the third fills. */
+/** Buffers of a compressed file: two compressed at once on the thread pool while the third fills. */
 const GZIP_BUFFERS = 3;
 /** Alignment of direct writes (memory, file offset, length): the largest logical block size in common use. */
 const BLOCK = 4096;
 /** Bytes written through the page cache between background fdatasync calls. */
 const SYNC_BYTES = 128 << 20;
 
-/**
- * How a target is compressed, by its name: gzip for .gz; 'zstd' for .zst and .zstd, which the command line refuses
- * (Node 20 has no Zstandard compressor); null for none.
- */
+/** How a target is compressed, by its name: gzip for .gz, Zstandard for .zst and .zstd; null for none. */
 export type Compression = 'gzip' | 'zstd' | null;
 
 export function compressionOf(target: string): Compression {
@@ -48,11 +46,28 @@ export function compressionOf(target: string): Compression {
   return null;
 }
 
-/** Bytes as one gzip member, at gzip's default level (as `| gzip` gives), on the thread pool. */
-function gzip(bytes: Uint8Array): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    zlib.gzip(bytes, (error, packed) => (error ? reject(error) : resolve(packed))),
-  );
+type Compress = (bytes: Uint8Array, done: (error: Error | null, packed: Buffer) => void) => void;
+const zstdCodec = zlib as unknown as { zstdCompress?: Compress; zstdCompressSync?: (bytes: Uint8Array) => Buffer };
+
+/** Whether this Node can write Zstandard (zlib's compressor: Node 22.15 and 23.8 on). */
+export function canWriteZstd(): boolean {
+  return typeof zstdCodec.zstdCompress === 'function' && typeof zstdCodec.zstdCompressSync === 'function';
+}
+
+/**
+ * Bytes as one gzip member at gzip's default level (as `| gzip` gives), or one Zstandard frame at zstd's default
+ * level, on the thread pool.
+ */
+function pack(codec: 'gzip' | 'zstd', bytes: Uint8Array): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, packed: Buffer) => (error ? reject(error) : resolve(packed));
+    if (codec === 'gzip') zlib.gzip(bytes, done);
+    else zstdCodec.zstdCompress!(bytes, done);
+  });
+}
+
+function packSync(codec: 'gzip' | 'zstd', bytes: Uint8Array): Buffer {
+  return codec === 'gzip' ? zlib.gzipSync(bytes) : zstdCodec.zstdCompressSync!(bytes);
 }
 
 /** Where a target is written. */
@@ -216,10 +231,10 @@ export class AtomicFile {
   /** The same file opened with O_DIRECT, for whole buffers; -1: none (standard output, or not allowed). */
   private direct = -1;
   private readonly temp: string | null;
-  /** Whether the bytes are gzipped on their way to the file (a target named .gz). */
-  private readonly gzipped: boolean;
+  /** How the bytes are compressed on their way to the file (by the target's name). */
+  private readonly codec: 'gzip' | 'zstd' | null;
   private readonly buffers: Buffer[];
-  /** Gzipped files: each buffer's compression under way (the buffer is not filled again before it ends). */
+  /** Compressed files: each buffer's compression under way (the buffer is not filled again before it ends). */
   private readonly packing = new Map<Buffer, Promise<Buffer>>();
   /** The buffer being filled, and the file offset of its first byte. */
   private buffer: Buffer;
@@ -249,10 +264,9 @@ export class AtomicFile {
     fd?: number,
   ) {
     this.path = where.path;
-    const compression = compressionOf(target);
-    if (compression === 'zstd')
-      throw new Error(`${target}: Zstandard targets are not written (no compressor in Node 20)`);
-    this.gzipped = compression === 'gzip';
+    this.codec = compressionOf(target);
+    if (this.codec === 'zstd' && !canWriteZstd())
+      throw new Error(`${target}: writing Zstandard needs Node 22.15 or later (this is Node ${process.version})`);
     if (target === '-') {
       this.fd = 1;
       this.owned = false;
@@ -281,11 +295,12 @@ export class AtomicFile {
       }
     }
     // Compressed members are not whole blocks: no direct writes.
-    this.buffers = this.gzipped
-      ? Array.from({ length: GZIP_BUFFERS }, () => Buffer.allocUnsafe(BUFFER_BYTES))
-      : this.temp !== null
-        ? this.openDirect()
-        : plainBuffers();
+    this.buffers =
+      this.codec !== null
+        ? Array.from({ length: GZIP_BUFFERS }, () => Buffer.allocUnsafe(BUFFER_BYTES))
+        : this.temp !== null
+          ? this.openDirect()
+          : plainBuffers();
     this.buffer = this.buffers[0]!;
   }
 
@@ -333,10 +348,10 @@ export class AtomicFile {
   async sync(): Promise<void> {
     if (this.done) throw new Error(`${this.target}: already closed`);
     await this.settle();
-    // The tail: through the page cache where it ends mid-block. A gzipped file gets a member even when empty, so
-    // that it is a valid (empty) gzip file.
+    // The tail: through the page cache where it ends mid-block. A compressed file gets a member even when empty, so
+    // that it is a valid (empty) gzip or Zstandard file.
     let tail: Uint8Array = this.buffer.subarray(0, this.used);
-    if (this.gzipped && (this.used > 0 || this.position === 0)) tail = await gzip(tail);
+    if (this.codec !== null && (this.used > 0 || this.position === 0)) tail = await pack(this.codec, tail);
     await this.writeAt(tail, this.position);
     this.position += tail.length;
     this.used = 0;
@@ -417,7 +432,7 @@ export class AtomicFile {
 
   /** Waits for the other buffer's write, then writes the full one in the background and starts on the other. */
   private async launch(): Promise<void> {
-    if (this.gzipped) return this.launchGzip();
+    if (this.codec !== null) return this.launchPacked(this.codec);
     await this.settle();
     const write = this.writeAt(this.buffer, this.position);
     // Seen when settled (the next launch, sync); until then, not an unhandled rejection.
@@ -429,13 +444,13 @@ export class AtomicFile {
   }
 
   /**
-   * Gzips the full buffer on the thread pool at once, beside the compressions still under way (members are
+   * Compresses the full buffer on the thread pool at once, beside the compressions still under way (members are
    * independent: on two cores two buffers compress at once), and writes each member after the one before it, where
    * the file then ends. Fills the next buffer once its own compression is over.
    */
-  private async launchGzip(): Promise<void> {
+  private async launchPacked(codec: 'gzip' | 'zstd'): Promise<void> {
     const full = this.buffer;
-    const packed = gzip(full);
+    const packed = pack(codec, full);
     packed.catch(() => {});
     this.packing.set(full, packed);
     const before = this.writing;
@@ -471,7 +486,7 @@ export class AtomicFile {
   /** Writes a full buffer synchronously (the synchronous `write`). */
   private flushSync(): void {
     const full = this.buffer.subarray(0, this.used);
-    const bytes = this.gzipped ? zlib.gzipSync(full) : full;
+    const bytes = this.codec !== null ? packSync(this.codec, full) : full;
     for (let at = 0; at < bytes.length; ) {
       const fd = this.aligned(this.position + at, bytes.length - at) ? this.direct : this.fd;
       try {

@@ -19,7 +19,7 @@ import { dedupStream, type DedupStreamResult } from '../dedup/stream.js';
 import { simhashStream } from '../dedup/stream-hash.js';
 import { Corpus, type ReadOptions } from './inputs.js';
 import type { ListOptions } from './sources.js';
-import { AtomicFile, compressionOf, destination, outcome } from './atomic-file.js';
+import { AtomicFile, canWriteZstd, compressionOf, destination, outcome } from './atomic-file.js';
 import {
   type DeduplicatedDocuments,
   type WriteCounts,
@@ -483,14 +483,14 @@ function corpusTargetsOf(v: Values): CorpusTargetOptions {
   if (t.output !== undefined && t.output === t.removed)
     throw new UsageError(`--output and --removed name the same file: ${t.output}`);
   if (t.annotate && t.output === undefined) throw new UsageError('--annotate writes the corpus: add --output PATH');
-  // A target named .gz is gzipped (atomic-file.ts); Node 20 has no Zstandard compressor.
+  // A target named .gz / .zst is compressed (atomic-file.ts); Zstandard needs a Node that can write it.
   for (const [flag, target] of [
     ['--output', t.output],
     ['--removed', t.removed],
   ] as const)
-    if (target !== undefined && compressionOf(target) === 'zstd')
+    if (target !== undefined && compressionOf(target) === 'zstd' && !canWriteZstd())
       throw new UsageError(
-        `${flag} ${target}: Zstandard targets are not written (Node 20 has no compressor for it); name it .gz, or pipe ${flag} - into zstd`,
+        `${flag} ${target}: writing Zstandard needs Node 22.15 or later (this is Node ${process.version}); name it .gz, or pipe ${flag} - into zstd`,
       );
   if (t.nul && t.output === undefined && t.removed === undefined)
     throw new UsageError('-0 ends the paths that --output / --removed list: add one of them');
@@ -512,7 +512,7 @@ function checkCorpusTargets(t: CorpusTargetOptions, corpus: Corpus): void {
     if (target === undefined || target === '-') continue;
     if (corpus.parquet && compressionOf(target) !== null)
       throw new UsageError(
-        `${flag} ${target}: a Parquet table is compressed inside, by column: give a name without .gz`,
+        `${flag} ${target}: a Parquet table is compressed inside, by column: give a name without .gz / .zst`,
       );
     // Before any work: a target that cannot be written is an I/O error (exit 1), like the inputs' own.
     try {

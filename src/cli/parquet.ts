@@ -5,6 +5,7 @@
 // (and two added columns when annotated), so memory holds one row group, not the table. A file is a Parquet table
 // when it starts and ends with "PAR1".
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import type { AtomicFile } from './atomic-file.js';
 
 type Hyparquet = typeof import('hyparquet');
@@ -36,13 +37,32 @@ export function isParquetFile(name: string): boolean {
 
 let modules: Promise<{ read: Hyparquet; compressors: Record<string, unknown> }> | undefined;
 
+/** Node's own Zstandard decoder (22.15 and 23.8 on), or undefined. */
+const zstdDecompressSync = (zlib as unknown as { zstdDecompressSync?: (bytes: Uint8Array) => Buffer })
+  .zstdDecompressSync;
+
+/**
+ * A Zstandard page through Node's decoder, which checks the frame and runs natively: 200 MB of text from 5 pages
+ * of 40 MB took fzstd (JavaScript) 2.05 s of a 5.1 s run. The page must come out at the length its header says.
+ */
+function nativeZstd(decode: (bytes: Uint8Array) => Buffer) {
+  return (input: Uint8Array, outputLength: number): Uint8Array => {
+    const out = decode(input);
+    if (out.length !== outputLength)
+      throw new Error(`a Zstandard page gave ${out.length} bytes where its header says ${outputLength}`);
+    return out;
+  };
+}
+
 /** hyparquet and its codecs (Zstandard, gzip, Brotli, LZ4 besides its own Snappy), loaded once. */
 function readerModules(): Promise<{ read: Hyparquet; compressors: Record<string, unknown> }> {
   modules ??= (async () => {
     try {
       const read = await import('hyparquet');
       const { compressors } = await import('hyparquet-compressors');
-      return { read, compressors: compressors as Record<string, unknown> };
+      const codecs = { ...(compressors as Record<string, unknown>) };
+      if (typeof zstdDecompressSync === 'function') codecs.ZSTD = nativeZstd(zstdDecompressSync);
+      return { read, compressors: codecs };
     } catch {
       throw new Error(
         'reading Parquet needs the hyparquet and hyparquet-compressors packages (npm install hyparquet hyparquet-compressors)',

@@ -79,7 +79,7 @@ The deduplicated corpus (written to a temporary file beside PATH, renamed into p
   --output PATH        the documents kept, in input order, each record byte for byte as read (a JSON Lines
                        or --lines line, a CSV/TSV row under its header row; Parquet: a table with the
                        input's schema; records without a text pass through); whole files as
-                       documents: their paths. A name ending .gz is written gzipped (.zst: refused)
+                       documents: their paths. A name ending .gz is gzipped (.zst: Zstandard, Node 22.15+)
   --removed PATH       the documents dropped, with "cluster" and "duplicate_of" (the document kept in their
                        place) added as fields or columns; --lines lines as they are; files: their paths
   --keep RULE          which document of a cluster is kept: first (default, in input order), longest or
