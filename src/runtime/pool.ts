@@ -235,8 +235,10 @@ export class WorkerPool {
     try {
       slot.worker.post(job.request, transfer);
     } catch (error) {
-      // A payload that cannot be posted fails its job; the worker stays free for others.
-      this.fail(slot, job, error instanceof Error ? error : new Error(String(error)));
+      // A payload that cannot be posted fails its job; the worker stays free for others. (Node 20 posts a detached
+      // buffer and the worker cannot read it: pool-worker.ts says so. Node 24 refuses it here.)
+      const why = error instanceof Error ? error.message : String(error);
+      this.fail(slot, job, new Error(`a pool worker could not be sent its task (${why})`));
     }
   }
 
