@@ -30,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 /** Bytes gathered before one write(2): two such buffers, one filled while the other is written. */
 const BUFFER_BYTES = 8 << 20;
 /** Buffers of a compressed file: two compressed at once on the thread pool while the third fills. */
-const GZIP_BUFFERS = 3;
+const PACKED_BUFFERS = 3;
 /** Alignment of direct writes (memory, file offset, length): the largest logical block size in common use. */
 const BLOCK = 4096;
 /** Bytes written through the page cache between background fdatasync calls. */
@@ -297,7 +297,7 @@ export class AtomicFile {
     // Compressed members are not whole blocks: no direct writes.
     this.buffers =
       this.codec !== null
-        ? Array.from({ length: GZIP_BUFFERS }, () => Buffer.allocUnsafe(BUFFER_BYTES))
+        ? Array.from({ length: PACKED_BUFFERS }, () => Buffer.allocUnsafe(BUFFER_BYTES))
         : this.temp !== null
           ? this.openDirect()
           : plainBuffers();
