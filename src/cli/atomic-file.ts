@@ -26,6 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { randomBytes } from 'node:crypto';
+import { type Compression, zlibZstd } from './compression.js';
 
 /** Bytes gathered before one write(2): two such buffers, one filled while the other is written. */
 const BUFFER_BYTES = 8 << 20;
@@ -37,37 +38,32 @@ const BLOCK = 4096;
 const SYNC_BYTES = 128 << 20;
 
 /** How a target is compressed, by its name: gzip for .gz, Zstandard for .zst and .zstd; null for none. */
-export type Compression = 'gzip' | 'zstd' | null;
-
-export function compressionOf(target: string): Compression {
+export function compressionOf(target: string): Compression | null {
   if (target === '-') return null;
   if (/\.gz$/i.test(target)) return 'gzip';
   if (/\.zstd?$/i.test(target)) return 'zstd';
   return null;
 }
 
-type Compress = (bytes: Uint8Array, done: (error: Error | null, packed: Buffer) => void) => void;
-const zstdCodec = zlib as unknown as { zstdCompress?: Compress; zstdCompressSync?: (bytes: Uint8Array) => Buffer };
-
 /** Whether this Node can write Zstandard (zlib's compressor: Node 22.15 and 23.8 on). */
 export function canWriteZstd(): boolean {
-  return typeof zstdCodec.zstdCompress === 'function' && typeof zstdCodec.zstdCompressSync === 'function';
+  return typeof zlibZstd.zstdCompress === 'function' && typeof zlibZstd.zstdCompressSync === 'function';
 }
 
 /**
  * Bytes as one gzip member at gzip's default level (as `| gzip` gives), or one Zstandard frame at zstd's default
  * level, on the thread pool.
  */
-function pack(codec: 'gzip' | 'zstd', bytes: Uint8Array): Promise<Buffer> {
+function pack(codec: Compression, bytes: Uint8Array): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, packed: Buffer) => (error ? reject(error) : resolve(packed));
     if (codec === 'gzip') zlib.gzip(bytes, done);
-    else zstdCodec.zstdCompress!(bytes, done);
+    else zlibZstd.zstdCompress!(bytes, done);
   });
 }
 
-function packSync(codec: 'gzip' | 'zstd', bytes: Uint8Array): Buffer {
-  return codec === 'gzip' ? zlib.gzipSync(bytes) : zstdCodec.zstdCompressSync!(bytes);
+function packSync(codec: Compression, bytes: Uint8Array): Buffer {
+  return codec === 'gzip' ? zlib.gzipSync(bytes) : zlibZstd.zstdCompressSync!(bytes);
 }
 
 /** Where a target is written. */
@@ -232,7 +228,7 @@ export class AtomicFile {
   private direct = -1;
   private readonly temp: string | null;
   /** How the bytes are compressed on their way to the file (by the target's name). */
-  private readonly codec: 'gzip' | 'zstd' | null;
+  private readonly codec: Compression | null;
   private readonly buffers: Buffer[];
   /** Compressed files: each buffer's compression under way (the buffer is not filled again before it ends). */
   private readonly packing = new Map<Buffer, Promise<Buffer>>();
@@ -448,7 +444,7 @@ export class AtomicFile {
    * independent: on two cores two buffers compress at once), and writes each member after the one before it, where
    * the file then ends. Fills the next buffer once its own compression is over.
    */
-  private async launchPacked(codec: 'gzip' | 'zstd'): Promise<void> {
+  private async launchPacked(codec: Compression): Promise<void> {
     const full = this.buffer;
     const packed = pack(codec, full);
     packed.catch(() => {});

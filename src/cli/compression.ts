@@ -10,6 +10,18 @@ import zlib from 'node:zlib';
 
 export type Compression = 'gzip' | 'zstd';
 
+type Done = (error: Error | null, result: Buffer) => void;
+/**
+ * node:zlib's Zstandard functions, where this Node has them (22.15 and 23.8 on; Node 20 has none): read by the
+ * inputs here, the Parquet pages (parquet.ts) and the compressed targets (atomic-file.ts).
+ */
+export const zlibZstd = zlib as unknown as {
+  createZstdDecompress?: () => NodeJS.ReadWriteStream;
+  zstdDecompressSync?: (bytes: Uint8Array) => Buffer;
+  zstdCompress?: (bytes: Uint8Array, done: Done) => void;
+  zstdCompressSync?: (bytes: Uint8Array) => Buffer;
+};
+
 const GZIP = [0x1f, 0x8b];
 const ZSTD = [0x28, 0xb5, 0x2f, 0xfd];
 
@@ -61,7 +73,7 @@ export async function decompressed(
   const first = Buffer.concat(head);
   if (startsWith(first, GZIP)) return { format: 'gzip', stream: through(all(), zlib.createGunzip()) };
   if (isZstd(first)) {
-    const native = (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
+    const native = zlibZstd.createZstdDecompress;
     const decoder = zstdDecoder ?? (native ? 'zlib' : zstdProgram() ? 'program' : 'fzstd');
     if (decoder === 'zlib' && native) return { format: 'zstd', stream: through(all(), native()) };
     return { format: 'zstd', stream: decoder === 'program' ? zstdChild(all()) : await fzstdStream(all()) };

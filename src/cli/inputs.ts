@@ -131,7 +131,8 @@ class JsonLineBatch {
 
 /**
  * Whether the batch's lines are well-formed UTF-8, checked in one pass (simdutf: 20 GB/s here), so the JSON kernel
- * can copy bytes above 0x7f without checking each one. On 2 GB of mail bodies it read 13 % faster.
+ * can copy bytes above 0x7f without checking each one: on 520 MB of mail bodies the kernel took 450 ms instead of
+ * 515 (the whole run moved within its noise).
  */
 function linesAreUtf8(chunk: Buffer, batch: JsonLineBatch): boolean {
   const bounds = batch.bounds.data;

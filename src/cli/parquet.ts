@@ -5,8 +5,8 @@
 // (and two added columns when annotated), so memory holds one row group, not the table. A file is a Parquet table
 // when it starts and ends with "PAR1".
 import fs from 'node:fs';
-import zlib from 'node:zlib';
 import type { AtomicFile } from './atomic-file.js';
+import { zlibZstd } from './compression.js';
 
 type Hyparquet = typeof import('hyparquet');
 type HyparquetWriter = typeof import('hyparquet-writer');
@@ -37,10 +37,6 @@ export function isParquetFile(name: string): boolean {
 
 let modules: Promise<{ read: Hyparquet; compressors: Record<string, unknown> }> | undefined;
 
-/** Node's own Zstandard decoder (22.15 and 23.8 on), or undefined. */
-const zstdDecompressSync = (zlib as unknown as { zstdDecompressSync?: (bytes: Uint8Array) => Buffer })
-  .zstdDecompressSync;
-
 /**
  * A Zstandard page through Node's decoder, which checks the frame and runs natively: 200 MB of text from 5 pages
  * of 40 MB took fzstd (JavaScript) 2.05 s of a 5.1 s run. The page must come out at the length its header says.
@@ -61,6 +57,7 @@ function readerModules(): Promise<{ read: Hyparquet; compressors: Record<string,
       const read = await import('hyparquet');
       const { compressors } = await import('hyparquet-compressors');
       const codecs = { ...(compressors as Record<string, unknown>) };
+      const { zstdDecompressSync } = zlibZstd;
       if (typeof zstdDecompressSync === 'function') codecs.ZSTD = nativeZstd(zstdDecompressSync);
       return { read, compressors: codecs };
     } catch {
