@@ -86,6 +86,9 @@ function distinctPairs(
  */
 export const DEDUP_WINDOW_BYTES = 256 << 20;
 
+/** dedup()'s window, beyond which its sets go to the set store (tests make it small, to take that path on a few texts). */
+export const dedupWindow = { bytes: DEDUP_WINDOW_BYTES };
+
 /**
  * The most distinct text (string units or bytes) that dedup()'s one pass fingerprints and keeps the shingle sets
  * of in WebAssembly memory, for the join's size rule and verification without a copy. Above it, or when memory
@@ -439,18 +442,28 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const words = bits === 128 ? 2 : 1;
   const t0 = performance.now();
 
+  // Under normalize, verification reads each text as its fingerprint does, normalized: the texts are normalized
+  // once here, and the rest runs on them as without normalize (normalization is idempotent, so their fingerprints
+  // are those of the texts under normalize), the one pass included. Normalizing in each reading instead (fingerprint,
+  // sets, the set store's wordless texts) took 3 passes of 0.5 s over 400 MB, and hashing without the one pass took
+  // 4.2-6.0 s against 1.3 s. Without verification the fingerprint alone reads them: normalized a batch at a time.
+  const normalizeFirst = verify !== false && hasher.options.normalize !== false;
+  const read = normalizeFirst ? verificationTexts(texts, hasher.options) : texts;
+  const readOptions = normalizeFirst ? { ...hashOptions, normalize: false as const } : hashOptions;
+  const reader = normalizeFirst ? createSimHasher({ ...readOptions, bits }) : hasher;
+
   // Exact copies: only the first of each group is fingerprinted, joined and verified.
-  const copyOf = exactCopies(texts);
+  const copyOf = exactCopies(read);
   const distinct: number[] = [];
   for (let i = 0; i < n; i++) if (copyOf[i] === i) distinct.push(i);
   let bytes = 0;
-  for (const i of distinct) bytes += texts[i]!.length;
+  for (const i of distinct) bytes += read[i]!.length;
   // Up to ONE_PASS_BYTES of distinct text, when the fingerprint's features are the verifier's shingles, one pass
   // fingerprints the texts and builds their shingle sets, which stay in WebAssembly memory. Larger, or when memory
   // cannot hold them: the hashing pass keeps every set in a set store (set-store.ts), and verification reads them a
   // window at a time. Either way no text is tokenized again.
-  const fused = verify && bytes <= ONE_PASS_BYTES && fingerprintsShareShingles(hasher.options, verify);
-  const oneWindow = fused ? fusedOrNull(texts, distinct, hasher.options) : null;
+  const fused = verify && bytes <= ONE_PASS_BYTES && fingerprintsShareShingles(reader.options, verify);
+  const oneWindow = fused ? fusedOrNull(read, distinct, reader.options) : null;
   // An exact copy has its first copy's set (the same text). Without one, the join's size rule found a document of
   // unknown size and was off for the whole call: 100 MB with 5 edited copies of each document and a few exact
   // copies gave 166,889 candidates where the set store's path gave 99,632.
@@ -458,18 +471,16 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     const { setOf } = oneWindow.prebuilt;
     for (let i = 0; i < n; i++) if (copyOf[i] !== i) setOf[i] = setOf[copyOf[i]!]!;
   }
-  // Verification reads the texts as the fingerprint did (normalized); both are read once either way.
-  const verified = verify ? verificationTexts(texts, hasher.options) : texts;
-  // Without the one pass, the set store: when the pass could not get its memory, or past DEDUP_WINDOW_BYTES (so past
-  // ONE_PASS_BYTES too). Up to DEDUP_WINDOW_BYTES without it (features other than the verifier's shingles), the
+  // Without the one pass, the set store: when the pass could not get its memory, or past dedupWindow.bytes (256 MiB,
+  // so past ONE_PASS_BYTES too). Up to that without it (features other than the verifier's shingles), the
   // verification windows build their sets from the texts.
-  const inStore = oneWindow === null && (fused || bytes > DEDUP_WINDOW_BYTES);
-  const store =
-    verify && inStore ? new SetStore(Infinity, null, textSource(verified, verify.width).sameWordless) : null;
+  const inStore = oneWindow === null && (fused || dedupWindow.bytes < bytes);
+  const source = verify ? textSource(read, verify.width) : null;
+  const store = source && verify && inStore ? new SetStore(Infinity, null, source.sameWordless) : null;
   const hashed =
     oneWindow ??
-    (store && verify ? hashIntoStore(texts, distinct, hashOptions, bits, verify, store) : null) ??
-    hasher.hashManyDetailed(distinct.map((i) => texts[i]!));
+    (store && verify ? hashIntoStore(read, distinct, readOptions, bits, verify, store) : null) ??
+    reader.hashManyDetailed(distinct.map((i) => read[i]!));
   const fingerprints = new BigUint64Array(n * words);
   const featureCounts = new Float64Array(n);
   const half = 2 * words; // fingerprints move as 32-bit halves: no BigInt per element
@@ -479,22 +490,18 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     featureCounts[i] = hashed.featureCounts[q]!;
     for (let h = 0; h < half; h++) to32[i * half + h] = from32[q * half + h]!;
   });
-  const trim = featurelessByTrimmedText(hasher.options, verify) ? (i: number) => textOf(texts[i]!).trim() : null;
+  const trim = featurelessByTrimmedText(reader.options, verify) ? (i: number) => textOf(read[i]!).trim() : null;
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
   if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();
   const fingerprintCount = groups.distinctFps.length / words;
   const plan = planJoinFor(groups.distinctFps, fingerprintCount, k, bits);
-  const stage = { verify, mode, pairsMode, windowBytes: store ? STORE_WINDOW_BYTES : DEDUP_WINDOW_BYTES };
+  const stage = { verify, mode, pairsMode, windowBytes: store ? STORE_WINDOW_BYTES : dedupWindow.bytes };
   const prebuilt = oneWindow?.prebuilt ?? null;
   const found = joinsInChunks(stage, fingerprintCount)
     ? joinIfSmallHere(groups.distinctFps, plan, WHOLE_JOIN_PAIRS)
     : distinctPairs(groups, plan, k, bits, verify, prebuilt);
-  const joined = joinedAndVerified(n, groups, plan, found, {
-    ...stage,
-    source: store ?? (verify ? textSource(verified, verify.width) : null),
-    prebuilt,
-  });
+  const joined = joinedAndVerified(n, groups, plan, found, { ...stage, source: store ?? source, prebuilt });
   return dedupResult(groups, joined, {
     ...checked,
     fingerprints,

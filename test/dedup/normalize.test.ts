@@ -4,7 +4,7 @@
 // normalized texts (1) says, in every path that builds sets (dedup's from the texts, the stream's and the
 // Deduplicator's in the hashing pass).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dedup } from '../../src/dedup/dedup.js';
+import { dedup, dedupWindow } from '../../src/dedup/dedup.js';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
 import { dedupStream } from '../../src/dedup/stream.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
@@ -63,5 +63,38 @@ describe('verification reads the texts as the fingerprint does', () => {
         expect(Array.from(later.duplicateOf)).toEqual([0, -1]);
       });
     }
+  }
+});
+
+describe('dedup() under normalization, in one pass and through the set store', () => {
+  // dedup() normalizes the texts once and reads them so for everything (fingerprints, shingle sets, wordless texts
+  // compared trimmed), in its one pass or, above dedupWindow.bytes of distinct text (256 MiB by default; 0 here),
+  // through the set store. '…' is '...' under NFKC (a compatibility decomposition), not under NFC: both are
+  // wordless, so their pair is decided by their trimmed, normalized texts.
+  const texts = [nfc, nfd, other, '…', ' ... ', '..', `${other} ${nfd}`, `${other} ${nfc}`];
+  const want = { NFC: [-1, 0, -1, -1, -1, -1, -1, 6], NFKC: [-1, 0, -1, -1, 3, -1, -1, 6] };
+
+  it('the premise: NFKC turns the ellipsis into three dots, NFC keeps it', () => {
+    expect('…'.normalize('NFKC')).toBe('...');
+    expect('…'.normalize('NFC')).toBe('…');
+  });
+
+  for (const normalize of ['NFC', 'NFKC'] as const) {
+    it(`the clusters of the normalized texts, and simhashMany's fingerprints under normalize (${normalize})`, () => {
+      const fingerprints = simhashMany(texts, { normalize }) as BigUint64Array;
+      const onePass = dedup(texts, { normalize });
+      const saved = dedupWindow.bytes;
+      dedupWindow.bytes = 0;
+      let stored: ReturnType<typeof dedup>;
+      try {
+        stored = dedup(texts, { normalize });
+      } finally {
+        dedupWindow.bytes = saved;
+      }
+      for (const r of [onePass, stored]) {
+        expect(Array.from(r.duplicateOf)).toEqual(want[normalize]);
+        expect(r.fingerprints).toEqual(fingerprints);
+      }
+    });
   }
 });
