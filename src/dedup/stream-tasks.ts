@@ -56,14 +56,17 @@ export function hashTexts(
   const hasher = createSimHasher(options);
   let result: HashResult;
   if (setsWidth > 0) {
-    const fused = fingerprintsShareShingles(hasher.options, { width: setsWidth });
-    const built = fused
-      ? copiedSets(texts, setsWidth, hasher.options, setsReuse)
-      : copiedSets(verificationTexts(texts, hasher.options), setsWidth, null, setsReuse);
+    // Under normalize the texts are normalized once, and the sets and the fingerprints read them so: in one pass
+    // where they share shingles, as without normalize (normalization is idempotent: the same fingerprints).
+    const normalized = hasher.options.normalize !== false;
+    const read = normalized ? verificationTexts(texts, hasher.options) : texts;
+    const reader = normalized ? createSimHasher({ ...options, normalize: false }) : hasher;
+    const fused = fingerprintsShareShingles(reader.options, { width: setsWidth });
+    const built = copiedSets(read, setsWidth, fused ? reader.options : null, setsReuse);
     const { fingerprints, featureCounts } =
       fused && built.fingerprints && built.featureCounts
         ? { fingerprints: built.fingerprints, featureCounts: built.featureCounts }
-        : hasher.hashManyDetailed(texts);
+        : reader.hashManyDetailed(read);
     result = { fingerprints, featureCounts, sets: built.sets };
   } else result = hasher.hashManyDetailed(texts);
   if (!copyKeys) return result;
