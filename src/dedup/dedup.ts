@@ -11,7 +11,7 @@ import {
   type PrebuiltSets,
   fingerprintWithSets,
   fingerprintsShareShingles,
-  textOf,
+  trimmedText,
   verificationTexts,
 } from './shingle-sets.js';
 import { textSource } from './pair-checks.js';
@@ -490,7 +490,9 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
     featureCounts[i] = hashed.featureCounts[q]!;
     for (let h = 0; h < half; h++) to32[i * half + h] = from32[q * half + h]!;
   });
-  const trim = featurelessByTrimmedText(reader.options, verify) ? (i: number) => textOf(read[i]!).trim() : null;
+  // (Without verification the texts are as given: normalized here, the few without features.)
+  const form = normalizeFirst ? false : hasher.options.normalize;
+  const trim = featurelessByTrimmedText(reader.options, verify) ? (i: number) => trimmedText(read[i]!, form) : null;
   const groups = collapse(fingerprints, featureCounts, copyOf, words, trim);
   if (pairsMode === 'all' && groups.within > maxPairs) throw tooManyPairs(groups.within, maxPairs);
   const t1 = performance.now();

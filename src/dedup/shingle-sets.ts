@@ -6,7 +6,7 @@
 import { KeptRegion, Region, type Heap } from '../runtime/heap.js';
 import { align16, chunks, encodeTexts, regions } from '../runtime/marshal.js';
 import { wasm, type Runtime } from '../runtime/wasm.js';
-import type { Plan } from '../fingerprint/options.js';
+import type { Normalization, Plan } from '../fingerprint/options.js';
 import { MODE_SHINGLES, SPEC_V2 } from '../fingerprint/modes.shared.js';
 
 /**
@@ -25,6 +25,15 @@ const decoder = new TextDecoder();
 
 export function textOf(t: string | Uint8Array): string {
   return typeof t === 'string' ? t : decoder.decode(t);
+}
+
+/**
+ * A text trimmed, as documents without words are compared (exactly, being without shingles), normalized to `form`
+ * first (unless false): under normalize, the fingerprint reads '…' as '...' (NFKC), and so must that comparison.
+ */
+export function trimmedText(t: string | Uint8Array, form: Normalization | false): string {
+  const text = textOf(t);
+  return (form === false ? text : text.normalize(form)).trim();
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type SetsReuse,
   copiedSets,
   fingerprintsShareShingles,
-  textOf,
+  trimmedText,
   verificationTexts,
 } from './shingle-sets.js';
 
@@ -79,7 +79,7 @@ export function hashTexts(
     keys[i * 4 + 1] = content[i * 2 + 1]!;
     if (featureCounts[i] === 0 || (sets && sets.starts[i] === sets.starts[i + 1])) featureless.push(i);
   }
-  const trimmed = contentHashes(featureless.map((i) => textOf(texts[i]!).trim()));
+  const trimmed = contentHashes(featureless.map((i) => trimmedText(texts[i]!, hasher.options.normalize)));
   featureless.forEach((i, q) => {
     keys[i * 4 + 2] = trimmed[q * 2]!;
     keys[i * 4 + 3] = trimmed[q * 2 + 1]!;

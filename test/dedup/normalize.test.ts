@@ -8,8 +8,9 @@ import { dedup, dedupWindow } from '../../src/dedup/dedup.js';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
 import { dedupStream } from '../../src/dedup/stream.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
-import { loadReference } from '../reference.js';
-import { refCounts } from './jaccard-reference.js';
+import { loadReference, referenceFingerprint, rng } from '../reference.js';
+import { bruteForce, unionFind } from '../join/join-reference.js';
+import { refCounts, refKeep } from './jaccard-reference.js';
 
 const composed =
   'Le château médiéval, élevé au-dessus de la rivière, a été restauré après des années de négligence ; ' +
@@ -97,4 +98,119 @@ describe('dedup() under normalization, in one pass and through the set store', (
       }
     });
   }
+});
+
+describe('dedup() under normalization against the reference on the normalized texts', () => {
+  // Seeded groups of copies written in different forms (composed, decomposed, compatibility characters: ligatures,
+  // full-width letters, the ellipsis), with small edits, and wordless texts: under each form, the clusters are those
+  // of the reference fingerprint and the reference Jaccard rule over every pair of the texts normalized, in the one
+  // pass and through the set store.
+  // Canonical variants (equal under every form) and compatibility ones (equal under NFKC and NFKD only).
+  const canonical: [string, string[]][] = [
+    ['é', ['e\u0301']],
+    ['ñ', ['n\u0303']],
+    ['Å', ['A\u030a', '\u212b']],
+  ];
+  const compatibility: [string, string[]][] = [
+    ['fi', ['\ufb01']],
+    ['A', ['\uff21']],
+    ['...', ['…']],
+  ];
+  function corpus(seed: number): string[] {
+    const next = rng(seed);
+    const int = (m: number) => Math.floor(next() * m);
+    const spell = (word: string, compat: boolean) => {
+      let out = word;
+      for (const [plain, others] of compat ? [...canonical, ...compatibility] : canonical)
+        if (next() < 0.5) out = out.split(plain).join(others[int(others.length)]!);
+      return out;
+    };
+    const word = () => `${['café', 'niño', 'Ångström', 'fine', 'Alpha', 'wait...', 'río'][int(7)]}${int(60)}`;
+    const texts: string[] = [];
+    for (let g = 0; g < 30; g++) {
+      const words = Array.from({ length: 12 + int(30) }, word);
+      for (let c = 0; c < 1 + int(6); c++) {
+        // A third of the copies also use compatibility characters.
+        const compat = next() < 1 / 3;
+        const copy = words.map((w) => spell(w, compat));
+        if (next() < 0.5) copy[int(copy.length)] = spell(word(), compat);
+        texts.push(copy.join(' '));
+      }
+    }
+    texts.push('…', ' ... ', '...', '…!', '', ' ');
+    for (let i = texts.length - 1; i > 0; i--) {
+      const j = int(i + 1);
+      [texts[i], texts[j]] = [texts[j]!, texts[i]!];
+    }
+    return texts;
+  }
+
+  function referenceClusters(texts: readonly string[]): number[] {
+    const fps = BigUint64Array.from(texts, (t) => referenceFingerprint(t, { bits: 64 }));
+    const kept = bruteForce(fps, 12, 64).filter((pair) => {
+      const [a, b] = pair.split(',').map(Number) as [number, number];
+      return refKeep(texts[a]!, texts[b]!, 3, 0.6);
+    });
+    return unionFind(texts.length, kept);
+  }
+
+  for (const normalize of ['NFC', 'NFD', 'NFKC', 'NFKD'] as const) {
+    it(`${normalize}: the reference clusters, in one pass and through the set store`, () => {
+      for (const seed of [1, 2, 3]) {
+        const texts = corpus(seed);
+        const want = referenceClusters(texts.map((t) => t.normalize(normalize)));
+        expect(new Set(want).size, 'copies in groups').toBeLessThanOrEqual(texts.length - 15);
+        expect(Array.from(dedup(texts, { normalize }).clusterOf), `seed ${seed}`).toEqual(want);
+        const saved = dedupWindow.bytes;
+        dedupWindow.bytes = 0;
+        try {
+          expect(Array.from(dedup(texts, { normalize }).clusterOf), `seed ${seed}, set store`).toEqual(want);
+        } finally {
+          dedupWindow.bytes = saved;
+        }
+      }
+    });
+  }
+
+  for (const normalize of ['NFC', 'NFKC'] as const) {
+    it(`${normalize}: dedupStream and the Deduplicator give the reference clusters too, on one thread and on two`, async () => {
+      for (const seed of [1, 2]) {
+        const texts = corpus(seed);
+        const want = referenceClusters(texts.map((t) => t.normalize(normalize)));
+        for (const threads of [1, 2]) {
+          async function* docs() {
+            for (const text of texts) yield { text };
+          }
+          const reread = (locators: { offset: ArrayLike<number> }) => Array.from(locators.offset, (i) => texts[i]!);
+          const r = await dedupStream(docs(), { normalize, reread, threads });
+          expect(Array.from(r.clusterOf), `seed ${seed}, ${threads} threads`).toEqual(want);
+        }
+        const d = new Deduplicator({ normalize }).add(texts);
+        const firsts = want.map((c, i) => (c === i ? -1 : c));
+        expect(Array.from(d.duplicateOf), `seed ${seed}, Deduplicator`).toEqual(firsts);
+      }
+    });
+  }
+
+  it('without verification, texts without features pair by their trimmed texts normalized', async () => {
+    const texts = ['…', ' ... ', '..', '...!', 'word'];
+    const want = { NFC: [-1, -1, -1, -1, -1], NFKC: [-1, 0, -1, -1, -1] };
+    for (const normalize of ['NFC', 'NFKC'] as const) {
+      expect(Array.from(dedup(texts, { normalize, verify: false }).duplicateOf), normalize).toEqual(want[normalize]);
+      async function* docs() {
+        for (const text of texts) yield { text };
+      }
+      const reread = (locators: { offset: ArrayLike<number> }) => Array.from(locators.offset, (i) => texts[i]!);
+      const r = await dedupStream(docs(), { normalize, verify: false, reread });
+      expect(Array.from(r.duplicateOf), `${normalize}, dedupStream`).toEqual(want[normalize]);
+    }
+  });
+
+  it('the forms matter: without normalize, the compatibility forms split groups that NFKC joins', () => {
+    const texts = corpus(1);
+    const raw = referenceClusters(texts);
+    const nfkc = referenceClusters(texts.map((t) => t.normalize('NFKC')));
+    expect(new Set(nfkc).size).toBeLessThan(new Set(raw).size);
+    expect(Array.from(dedup(texts).clusterOf)).toEqual(raw);
+  });
 });
