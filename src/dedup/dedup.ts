@@ -26,7 +26,7 @@ import {
 } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
-import { checkDocumentSizes } from './document-size.js';
+import { checkDocumentSize, checkDocumentSizes } from './document-size.js';
 import { type KeepRule, checkKeep, duplicatesOf } from './keep.js';
 
 export type { KeepRule } from './keep.js';
@@ -449,6 +449,10 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   // 4.2-6.0 s against 1.3 s. Without verification the fingerprint alone reads them: normalized a batch at a time.
   const normalizeFirst = verify !== false && hasher.options.normalize !== false;
   const read = normalizeFirst ? verificationTexts(texts, hasher.options) : texts;
+  // Normalizing may lengthen a text many times over (NFKD makes 18 characters of U+FDFA): checked again, by name.
+  if (normalizeFirst)
+    for (let i = 0; i < n; i++)
+      checkDocumentSize(read[i]!, `texts[${i}] once normalized (${hasher.options.normalize})`, true);
   const readOptions = normalizeFirst ? { ...hashOptions, normalize: false as const } : hashOptions;
   const reader = normalizeFirst ? createSimHasher({ ...readOptions, bits }) : hasher;
 

@@ -206,6 +206,24 @@ describe('dedup() under normalization against the reference on the normalized te
     }
   });
 
+  it('a text that normalization lengthens past what dedup() verifies is refused by name; the module stays usable', () => {
+    // U+FDFA is one character and 18 under NFKD: 3.5 Mi of them are 10.5 MiB of UTF-8, and 126 MiB normalized.
+    const long = '\ufdfa'.repeat(3.5 * 2 ** 20);
+    expect(long.normalize('NFKD').length).toBe(18 * long.length);
+    let error: unknown;
+    try {
+      dedup(['short text here', long], { normalize: 'NFKD' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RangeError);
+    expect((error as Error).message).toMatch(
+      /^texts\[1\] once normalized \(NFKD\) has \d+ bytes of UTF-8, more than the 67108864/,
+    );
+    // As given (no normalize) it is within the limit, and the library goes on.
+    expect(dedup(['short text here', long.slice(0, 1000)], { normalize: 'NFKD' }).clusterCount).toBe(2);
+  });
+
   it('the forms matter: without normalize, the compatibility forms split groups that NFKC joins', () => {
     const texts = corpus(1);
     const raw = referenceClusters(texts);
