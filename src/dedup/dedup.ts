@@ -7,16 +7,10 @@ import { createSimHasher } from '../fingerprint/fingerprint.js';
 import { joinInBand, sizeBand } from './size-band.js';
 import { findWithPlan } from '../join/join.js';
 import { type VerifyOptions, checkVerifyOptions } from './verify-pairs.js';
-import {
-  type PrebuiltSets,
-  fingerprintWithSets,
-  fingerprintsShareShingles,
-  trimmedText,
-  verificationTexts,
-} from './shingle-sets.js';
+import { type PrebuiltSets, fingerprintWithSets, fingerprintsShareShingles, trimmedText } from './shingle-sets.js';
 import { textSource } from './pair-checks.js';
 import { STORE_WINDOW_BYTES, SetStore } from './set-store.js';
-import { hashTexts } from './stream-tasks.js';
+import { hashTexts, normalizedOnce } from './stream-tasks.js';
 import {
   type JoinedAndVerified,
   WHOLE_JOIN_PAIRS,
@@ -26,7 +20,7 @@ import {
 } from './verify-candidates.js';
 import { MODE_WHITESPACE } from '../fingerprint/modes.shared.js';
 import { exactCopies } from './exact-copies.js';
-import { checkDocumentSize, checkDocumentSizes } from './document-size.js';
+import { checkDocumentSizes } from './document-size.js';
 import { type KeepRule, checkKeep, duplicatesOf } from './keep.js';
 
 export type { KeepRule } from './keep.js';
@@ -443,18 +437,17 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   const t0 = performance.now();
 
   // Under normalize, verification reads each text as its fingerprint does, normalized: the texts are normalized
-  // once here, and the rest runs on them as without normalize (normalization is idempotent, so their fingerprints
-  // are those of the texts under normalize), the one pass included. Normalizing in each reading instead (fingerprint,
-  // sets, the set store's wordless texts) took 3 passes of 0.5 s over 400 MB, and hashing without the one pass took
-  // 4.2-6.0 s against 1.3 s. Without verification the fingerprint alone reads them: normalized a batch at a time.
+  // once here, and the rest runs on them as without normalize, the one pass included. Normalizing in each reading
+  // instead (fingerprint, sets, the set store's wordless texts) took 3 passes of 0.5 s over 400 MB, and hashing
+  // without the one pass took 4.2-6.0 s against 1.3 s. Without verification the fingerprint alone reads them:
+  // normalized a batch at a time.
   const normalizeFirst = verify !== false && hasher.options.normalize !== false;
-  const read = normalizeFirst ? verificationTexts(texts, hasher.options) : texts;
+  const { read, readOptions, reader } = normalizeFirst
+    ? normalizedOnce(texts, { ...hashOptions, bits }, hasher)
+    : { read: texts, readOptions: hashOptions, reader: hasher };
   // Normalizing may lengthen a text many times over (NFKD makes 18 characters of U+FDFA): checked again, by name.
   if (normalizeFirst)
-    for (let i = 0; i < n; i++)
-      checkDocumentSize(read[i]!, `texts[${i}] once normalized (${hasher.options.normalize})`, true);
-  const readOptions = normalizeFirst ? { ...hashOptions, normalize: false as const } : hashOptions;
-  const reader = normalizeFirst ? createSimHasher({ ...readOptions, bits }) : hasher;
+    checkDocumentSizes(read, verify, (i) => `texts[${i}] once normalized (${hasher.options.normalize})`);
 
   // Exact copies: only the first of each group is fingerprinted, joined and verified.
   const copyOf = exactCopies(read);
@@ -480,7 +473,7 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
   // verification windows build their sets from the texts.
   const inStore = oneWindow === null && (fused || dedupWindow.bytes < bytes);
   const source = verify ? textSource(read, verify.width) : null;
-  const store = source && verify && inStore ? new SetStore(Infinity, null, source.sameWordless) : null;
+  const store = source && inStore ? new SetStore(Infinity, null, source.sameWordless) : null;
   const hashed =
     oneWindow ??
     (store && verify ? hashIntoStore(read, distinct, readOptions, bits, verify, store) : null) ??

@@ -38,7 +38,14 @@ export function checkDocumentSize(text: string | Uint8Array, name: string, verif
   );
 }
 
-/** checkDocumentSize for every text of a dedup() or Deduplicator.add() batch (texts[i]), before any hashing. */
-export function checkDocumentSizes(texts: readonly (string | Uint8Array)[], verify: VerifyOptions | false): void {
-  for (let i = 0; i < texts.length; i++) checkDocumentSize(texts[i]!, `texts[${i}]`, verify !== false);
+/**
+ * checkDocumentSize for every text of a dedup() or Deduplicator.add() batch, before any hashing: text i named
+ * name(i) (texts[i] by default).
+ */
+export function checkDocumentSizes(
+  texts: readonly (string | Uint8Array)[],
+  verify: VerifyOptions | false,
+  name: (i: number) => string = (i) => `texts[${i}]`,
+): void {
+  for (let i = 0; i < texts.length; i++) checkDocumentSize(texts[i]!, name(i), verify !== false);
 }

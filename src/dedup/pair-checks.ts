@@ -13,7 +13,7 @@ import {
   VERIFY_WINDOW_BYTES,
   buildSets,
   histogramsFor,
-  textOf,
+  trimmedText,
   verifyKernels,
   verifyRegions,
 } from './shingle-sets.js';
@@ -109,7 +109,7 @@ export function textSource(texts: readonly (string | Uint8Array)[], width: numbe
         docs.map((d) => texts[d]!),
         width,
       ),
-    sameWordless: (i, j) => textOf(texts[i]!).trim() === textOf(texts[j]!).trim(),
+    sameWordless: (i, j) => trimmedText(texts[i]!, false) === trimmedText(texts[j]!, false),
     identical: (i, j) => texts[i] === texts[j],
   };
 }

@@ -2,7 +2,7 @@
 // (simhashStream alone uses fingerprint.ts's pool task). Each runs here (threads: 1) or in a pool worker (runtime/pool.ts), with the same code, so
 // results do not depend on the thread count. Batches cross to workers packed (runtime/pool-texts.ts).
 import type { SimHashOptions } from '../fingerprint/options.js';
-import { createSimHasher } from '../fingerprint/fingerprint.js';
+import { type SimHasher, createSimHasher } from '../fingerprint/fingerprint.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import { type PackedTexts, unpackTexts } from '../runtime/pool-texts.js';
 import type { WithSpare } from '../runtime/spare-buffers.js';
@@ -45,6 +45,21 @@ export interface HashResult {
   sets?: CopiedSets;
 }
 
+/**
+ * The texts as both the fingerprint and verification read them under `options` (`hasher` built from them): under
+ * normalize, normalized once and then read with normalize off, so that the sets and the fingerprints can come from
+ * one pass as without normalize (normalization is idempotent: the same fingerprints); as given otherwise.
+ */
+export function normalizedOnce(
+  texts: readonly (string | Uint8Array)[],
+  options: SimHashOptions,
+  hasher: SimHasher,
+): { read: readonly (string | Uint8Array)[]; readOptions: SimHashOptions; reader: SimHasher } {
+  if (hasher.options.normalize === false) return { read: texts, readOptions: options, reader: hasher };
+  const readOptions = { ...options, normalize: false as const };
+  return { read: verificationTexts(texts, hasher.options), readOptions, reader: createSimHasher(readOptions) };
+}
+
 /** Fingerprints of a batch, with its copy keys and its shingle sets when asked for: the text is read once for all. */
 export function hashTexts(
   texts: ReadonlyArray<string | Uint8Array>,
@@ -56,11 +71,7 @@ export function hashTexts(
   const hasher = createSimHasher(options);
   let result: HashResult;
   if (setsWidth > 0) {
-    // Under normalize the texts are normalized once, and the sets and the fingerprints read them so: in one pass
-    // where they share shingles, as without normalize (normalization is idempotent: the same fingerprints).
-    const normalized = hasher.options.normalize !== false;
-    const read = normalized ? verificationTexts(texts, hasher.options) : texts;
-    const reader = normalized ? createSimHasher({ ...options, normalize: false }) : hasher;
+    const { read, reader } = normalizedOnce(texts, options, hasher);
     const fused = fingerprintsShareShingles(reader.options, { width: setsWidth });
     const built = copiedSets(read, setsWidth, fused ? reader.options : null, setsReuse);
     const { fingerprints, featureCounts } =
