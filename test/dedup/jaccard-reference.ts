@@ -1,7 +1,8 @@
 // The plain reference of verification: word shingles of test/reference.ts with their spec-2 hashes (which the
 // verifier uses whatever the preset; call loadReference first), as bigint sets, and the rule dedup applies to a pair. Plus seeded corpora of near copies.
 import { decodeUtf8ToString } from '../utf8.js';
-import { randomDocument, referenceShingleHash, rng, shingleWords } from '../reference.js';
+import { randomDocument, referenceFingerprint, referenceShingleHash, rng, shingleWords } from '../reference.js';
+import { bruteForce, unionFind } from '../join/join-reference.js';
 
 const refSets = new Map<string, Set<bigint>>();
 export function refSet(text: string | Uint8Array, width = 3): Set<bigint> {
@@ -55,4 +56,18 @@ export function families(seed: number, count: number, maxPieces: number): string
     }
   }
   return out;
+}
+
+/**
+ * dedup()'s clusters by their definition, at its defaults: every pair of 64-bit reference fingerprints within k,
+ * kept by refKeep (3-word shingles, Jaccard ≥ 0.6), joined into connected clusters (each document's cluster is its
+ * smallest index).
+ */
+export function referenceClusters(texts: readonly string[], k = 12): number[] {
+  const fps = BigUint64Array.from(texts, (t) => referenceFingerprint(t, { bits: 64 }));
+  const kept = bruteForce(fps, k, 64).filter((pair) => {
+    const [a, b] = pair.split(',').map(Number) as [number, number];
+    return refKeep(texts[a]!, texts[b]!, 3, 0.6);
+  });
+  return unionFind(texts.length, kept);
 }

@@ -8,9 +8,8 @@ import { dedup, dedupWindow } from '../../src/dedup/dedup.js';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
 import { dedupStream } from '../../src/dedup/stream.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
-import { loadReference, referenceFingerprint, rng } from '../reference.js';
-import { bruteForce, unionFind } from '../join/join-reference.js';
-import { refCounts, refKeep } from './jaccard-reference.js';
+import { loadReference, rng } from '../reference.js';
+import { refCounts, referenceClusters } from './jaccard-reference.js';
 
 const composed =
   'Le château médiéval, élevé au-dessus de la rivière, a été restauré après des années de négligence ; ' +
@@ -143,15 +142,6 @@ describe('dedup() under normalization against the reference on the normalized te
       [texts[i], texts[j]] = [texts[j]!, texts[i]!];
     }
     return texts;
-  }
-
-  function referenceClusters(texts: readonly string[]): number[] {
-    const fps = BigUint64Array.from(texts, (t) => referenceFingerprint(t, { bits: 64 }));
-    const kept = bruteForce(fps, 12, 64).filter((pair) => {
-      const [a, b] = pair.split(',').map(Number) as [number, number];
-      return refKeep(texts[a]!, texts[b]!, 3, 0.6);
-    });
-    return unionFind(texts.length, kept);
   }
 
   for (const normalize of ['NFC', 'NFD', 'NFKC', 'NFKD'] as const) {

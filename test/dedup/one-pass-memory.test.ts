@@ -3,9 +3,8 @@
 // pair, and the module stays usable. The pass is made to fail as real exhaustion would, by capping WebAssembly
 // memory (test/runtime/heap-limit.ts) while it runs.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadReference, referenceFingerprint, rng } from '../reference.js';
-import { bruteForce, unionFind } from '../join/join-reference.js';
-import { refKeep } from './jaccard-reference.js';
+import { loadReference, rng } from '../reference.js';
+import { referenceClusters } from './jaccard-reference.js';
 
 const onePass = vi.hoisted(() => ({ failures: 0, calls: 0, capped: false }));
 
@@ -54,15 +53,6 @@ function corpus(seed: number): string[] {
     [docs[i], docs[j]] = [docs[j]!, docs[i]!];
   }
   return docs;
-}
-
-function referenceClusters(texts: readonly string[], k: number): number[] {
-  const fps = BigUint64Array.from(texts, (t) => referenceFingerprint(t, { bits: 64 }));
-  const kept = bruteForce(fps, k, 64).filter((pair) => {
-    const [a, b] = pair.split(',').map(Number) as [number, number];
-    return refKeep(texts[a]!, texts[b]!, 3, 0.6);
-  });
-  return unionFind(texts.length, kept);
 }
 
 describe('dedup() when WebAssembly memory cannot hold the one pass', () => {
