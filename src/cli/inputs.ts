@@ -54,6 +54,8 @@ const GAP = 64 << 10;
 const SPAN = 8 << 20;
 /** Repeated JSON ids reported one by one; more are counted. */
 const REPEATS_SHOWN = 10;
+/** Names of files that usually hold one record per line or row (compressed or not). */
+const RECORD_FILE_NAME = /\.(jsonl|ndjson|csv|tsv)(\.(gz|zst|zstd))?$/i;
 
 const GIB = 2 ** 30;
 export const LIMIT_TEXT =
@@ -377,6 +379,14 @@ export class Corpus {
     }
     if (this.wholeFiles && o.fieldsNamed)
       throw new UsageError('--field and --id-field name fields: add --jsonl, --csv or --tsv, or give Parquet tables');
+    // `dedup corpus.jsonl` reads the whole file as one document and finds nothing: say so, for a file named on the
+    // command line (not one met in a directory, where whole files are what a folder of documents means).
+    if (this.wholeFiles)
+      for (const input of new Set(inputs))
+        if (RECORD_FILE_NAME.test(input) && this.sources.some((src) => src.name === input))
+          report.tell(
+            `${escapeName(input)} is read as one document (whole files are documents by default): add --jsonl, --csv or --tsv to read one per line or row`,
+          );
   }
 
   /** Whether the inputs are Parquet tables (one document per row). */

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateText } from '../../src/cli/progress.js';
 import { root, runCli } from './run.js';
@@ -64,6 +65,33 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const failed = runCli(['dedup', path.join(dir, 'no-such-file'), '-q']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/no documents were read/);
+  });
+
+  it('a file named like JSON Lines or CSV but read whole gets a hint; with --jsonl, in a folder or with -q, none', () => {
+    const folder = path.join(dir, 'records');
+    fs.mkdirSync(folder);
+    const corpus = path.join(folder, 'corpus.jsonl');
+    const line = (id: string) =>
+      JSON.stringify({ id, text: 'the same text of a record, line after line, many words long' });
+    fs.writeFileSync(corpus, `${line('a')}\n${line('b')}\n`);
+    const hint = /corpus\.jsonl is read as one document \(whole files are documents by default\): add --jsonl/;
+    const whole = runCli(['dedup', corpus]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout).toBe('');
+    expect(whole.stderr).toMatch(hint);
+    expect(whole.stderr.match(/is read as one document/g)).toHaveLength(1);
+    // Named twice: one hint. hash reads its inputs the same way.
+    expect(runCli(['dedup', corpus, corpus]).stderr.match(/is read as one document/g)).toHaveLength(1);
+    expect(runCli(['hash', corpus]).stderr).toMatch(hint);
+    const jsonl = runCli(['dedup', '--jsonl', corpus]);
+    expect(jsonl.code, jsonl.stderr).toBe(0);
+    expect(JSON.parse(jsonl.stdout).members).toEqual(['a', 'b']);
+    expect(jsonl.stderr).not.toMatch(/read as one document/);
+    expect(runCli(['dedup', folder]).stderr).not.toMatch(/read as one document/);
+    expect(runCli(['dedup', corpus, '-q']).stderr).toBe('');
+    const csv = path.join(folder, 'table.CSV.gz');
+    fs.writeFileSync(csv, zlib.gzipSync('id,text\na,one text\n'));
+    expect(runCli(['dedup', csv]).stderr).toMatch(/table\.CSV\.gz is read as one document/);
   });
 
   it('hash takes 32-bit fingerprints as the library does', async () => {
