@@ -191,6 +191,18 @@ export function fieldAt(record: Record<string, unknown>, name: string): unknown 
   return value;
 }
 
+/** Fields named in a message about a record without its text field: the first few of its own. */
+const FIELDS_SHOWN = 8;
+
+/** " (its fields: "id", "body"; --field names the text field)", or " (it has no fields)". */
+function fieldsOf(record: Record<string, unknown>): string {
+  const keys = Object.keys(record);
+  if (keys.length === 0) return ' (it has no fields)';
+  const named = keys.slice(0, FIELDS_SHOWN).map((k) => JSON.stringify(k));
+  if (keys.length > FIELDS_SHOWN) named.push(`… ${keys.length - FIELDS_SHOWN} more`);
+  return ` (its fields: ${named.join(', ')}; --field names the text field)`;
+}
+
 /** The keys fieldAt follows to `name` in `record`. */
 function fieldPath(record: Record<string, unknown>, name: string): string[] {
   return Object.hasOwn(record, name) || !name.includes('.') ? [name] : name.split('.');
@@ -1113,7 +1125,7 @@ export class Corpus {
     const text = fieldAt(record, this.o.field);
     if (typeof text !== 'string') {
       this.report.bad(
-        `${where()}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? 'missing' : text === null ? 'null' : 'not a string'}`,
+        `${where()}: field ${JSON.stringify(this.o.field)} is ${text === undefined ? `missing${fieldsOf(record)}` : text === null ? 'null' : 'not a string'}`,
         'records without the text field',
       );
       return NO_TEXT;

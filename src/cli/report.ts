@@ -21,11 +21,19 @@ export function errorCode(error: unknown): string {
 
 export class UsageError extends Error {}
 
+/**
+ * Messages of one reason shown on stderr; the rest are counted in the closing line. A wrong --field on a corpus of
+ * millions of lines would otherwise print millions of lines.
+ */
+export const MESSAGES_SHOWN = 100;
+
 export class Reporter {
   skipped = 0;
   warnings = 0;
   /** Messages by reason, in the order the reasons first came. */
   private readonly reasons = new Map<string, number>();
+  /** Messages shown by reason. */
+  private readonly shown = new Map<string, number>();
 
   constructor(
     private readonly strict: boolean,
@@ -76,6 +84,11 @@ export class Reporter {
 
   private say(message: string, reason: string): void {
     this.count(reason);
-    if (!this.quiet) process.stderr.write(`${NAME}: ${message}\n`);
+    if (this.quiet) return;
+    const shown = (this.shown.get(reason) ?? 0) + 1;
+    this.shown.set(reason, shown);
+    if (shown <= MESSAGES_SHOWN) process.stderr.write(`${NAME}: ${message}\n`);
+    else if (shown === MESSAGES_SHOWN + 1)
+      process.stderr.write(`${NAME}: further ${reason} are not shown one by one: the closing line counts them all\n`);
   }
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateText } from '../../src/cli/progress.js';
+import { MESSAGES_SHOWN } from '../../src/cli/report.js';
 import { root, runCli } from './run.js';
 import { loadReference, rng } from '../reference.js';
 import { refCounts } from '../dedup/jaccard-reference.js';
@@ -92,6 +93,38 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const csv = path.join(folder, 'table.CSV.gz');
     fs.writeFileSync(csv, zlib.gzipSync('id,text\na,one text\n'));
     expect(runCli(['dedup', csv]).stderr).toMatch(/table\.CSV\.gz is read as one document/);
+  });
+
+  it('records without the text field name their fields; past 100 such messages the rest are only counted', () => {
+    const good = (id: number) => JSON.stringify({ id, text: 'a record with its text field and enough words to hash' });
+    const lines = [good(0)];
+    for (let i = 1; i <= 150; i++) lines.push(JSON.stringify({ id: i, body: `the text under another name ${i}` }));
+    lines.push('{}', JSON.stringify(Object.fromEntries(Array.from({ length: 10 }, (_, f) => [`f${f}`, f]))), good(153));
+    const r = runCli(['dedup', '--jsonl', '-', '--all'], { input: `${lines.join('\n')}\n` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .flatMap((l) => JSON.parse(l).members),
+    ).toEqual([0, 153]);
+    const shown = r.stderr.split('\n').filter((l) => l.includes('field "text" is missing'));
+    expect(shown).toHaveLength(MESSAGES_SHOWN);
+    expect(shown[0]).toBe(
+      'simhash-wasm: skipped standard input:2: field "text" is missing (its fields: "id", "body"; --field names the text field)',
+    );
+    expect(r.stderr).toContain(
+      'simhash-wasm: further records without the text field are not shown one by one: the closing line counts them all\n',
+    );
+    expect(r.stderr.match(/further .* not shown/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/not read or noted: 152 records without the text field\n$/);
+    // The two past the cap, run alone: no fields, and more fields than are named.
+    const odd = runCli(['dedup', '--jsonl', '-'], { input: `${lines.slice(151, 153).join('\n')}\n` });
+    expect(odd.stderr).toContain('standard input:1: field "text" is missing (it has no fields)');
+    expect(odd.stderr).toContain(
+      'standard input:2: field "text" is missing (its fields: "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", … 2 more; --field names the text field)',
+    );
+    expect(runCli(['dedup', '--jsonl', '-', '-q'], { input: `${lines.join('\n')}\n` }).stderr).toBe('');
   });
 
   it('hash takes 32-bit fingerprints as the library does', async () => {
