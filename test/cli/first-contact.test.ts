@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateText } from '../../src/cli/progress.js';
 import { MESSAGES_SHOWN } from '../../src/cli/report.js';
-import { root, runCli } from './run.js';
+import { jsonLines, root, runCli } from './run.js';
 import { loadReference, rng } from '../reference.js';
 import { refCounts } from '../dedup/jaccard-reference.js';
 
@@ -38,10 +38,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const r = runCli(['dedup', folder, path.join(folder, 'other'), '--all']);
     expect(r.code, r.stderr).toBe(0);
     // Three paths to one file: one document (the first path met, in name order), and no cluster of it with itself.
-    const clusters = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const clusters = jsonLines(r.stdout);
     expect(clusters.map((c) => c.members)).toEqual([[path.join(folder, 'GPL')], [path.join(folder, 'other')]]);
     expect(r.stderr).toMatch(/GPL-3: the same file as .*GPL, read once/);
     expect(r.stderr).toMatch(/hard: the same file as .*GPL, read once/);
@@ -102,12 +99,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     lines.push('{}', JSON.stringify(Object.fromEntries(Array.from({ length: 10 }, (_, f) => [`f${f}`, f]))), good(153));
     const r = runCli(['dedup', '--jsonl', '-', '--all'], { input: `${lines.join('\n')}\n` });
     expect(r.code, r.stderr).toBe(0);
-    expect(
-      r.stdout
-        .trim()
-        .split('\n')
-        .flatMap((l) => JSON.parse(l).members),
-    ).toEqual([0, 153]);
+    expect(jsonLines(r.stdout).flatMap((c) => c.members)).toEqual([0, 153]);
     const shown = r.stderr.split('\n').filter((l) => l.includes('field "text" is missing'));
     expect(shown).toHaveLength(MESSAGES_SHOWN);
     expect(shown[0]).toBe(
@@ -147,12 +139,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     ].join('\n');
     const r = runCli(['dedup', '--jsonl', '--field', 'meta.body', '--id-field', 'meta.id', '-', '--all'], { input });
     expect(r.code, r.stderr).toBe(0);
-    expect(
-      r.stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l).members),
-    ).toEqual([['m1', 'm2'], ['m3'], ['m4']]);
+    expect(jsonLines(r.stdout).map((c) => c.members)).toEqual([['m1', 'm2'], ['m3'], ['m4']]);
     expect(r.stderr).toMatch(/standard input:5: field "meta.body" is missing/);
   });
 
@@ -186,10 +173,7 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const input = texts.map((text, i) => JSON.stringify({ id: i, text })).join('\n');
     const r = runCli(['dedup', '--jsonl', '--pairs', '--all-pairs', '-'], { input });
     expect(r.code, r.stderr).toBe(0);
-    const pairs = r.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const pairs = jsonLines(r.stdout);
     expect(pairs.length).toBeGreaterThan(20);
     for (const p of pairs) {
       const [common, union] = refCounts(texts[p.a]!, texts[p.b]!);

@@ -30,3 +30,11 @@ export function runCli(
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** The JSON values of a run's JSON Lines output (clusters, pairs), one per line. */
+export function jsonLines(stdout: string) {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}
