@@ -391,14 +391,22 @@ export class Corpus {
     }
     if (this.wholeFiles && o.fieldsNamed)
       throw new UsageError('--field and --id-field name fields: add --jsonl, --csv or --tsv, or give Parquet tables');
-    // `dedup corpus.jsonl` reads the whole file as one document and finds nothing: say so, for a file named on the
-    // command line (not one met in a directory, where whole files are what a folder of documents means).
-    if (this.wholeFiles)
-      for (const input of new Set(inputs))
-        if (RECORD_FILE_NAME.test(input) && this.sources.some((src) => src.name === input))
-          report.tell(
-            `${escapeName(input)} is read as one document (whole files are documents by default): add --jsonl, --csv or --tsv to read one per line or row`,
-          );
+    // `dedup corpus.jsonl` reads the whole file as one document and finds nothing: say so, for files named on the
+    // command line (not those met in a directory, where whole files are what a folder of documents means), in one
+    // line however many (`dedup *.csv` may name thousands of whole files on purpose).
+    const likeRecords = this.wholeFiles ? [...new Set(inputs)].filter((input) => RECORD_FILE_NAME.test(input)) : [];
+    if (likeRecords.length > 0) {
+      const read = new Set(this.sources.map((src) => src.name));
+      const named = likeRecords.filter((input) => read.has(input));
+      if (named.length > 0) {
+        const first = escapeName(named[0]!);
+        const which = named.length === 1 ? `${first} is` : `${first} and ${named.length - 1} more such files are`;
+        const each = named.length === 1 ? '' : ' each';
+        report.tell(
+          `${which} read as one document${each} (whole files are documents by default): add --jsonl, --csv or --tsv to read one per line or row`,
+        );
+      }
+    }
   }
 
   /** Whether the inputs are Parquet tables (one document per row). */

@@ -90,6 +90,12 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('first contact', () => {
     const csv = path.join(folder, 'table.CSV.gz');
     fs.writeFileSync(csv, zlib.gzipSync('id,text\na,one text\n'));
     expect(runCli(['dedup', csv]).stderr).toMatch(/table\.CSV\.gz is read as one document/);
+    // Many such files named at once (dedup *.csv): one hint that counts them.
+    const many = runCli(['dedup', corpus, csv, path.join(folder, 'missing.tsv')]);
+    expect(many.stderr.match(/read as one document/g)).toHaveLength(1);
+    expect(many.stderr).toMatch(
+      /corpus\.jsonl and 1 more such files are read as one document each \(whole files are documents by default\): add --jsonl/,
+    );
   });
 
   it('records without the text field name their fields; past 100 such messages the rest are only counted', () => {
