@@ -102,6 +102,39 @@ describe('the join walked beside the verifier', () => {
     }
   });
 
+  it('verifies the distinct texts of one fingerprint while the walks start: the results of this thread', async () => {
+    walkChunk.pairs = 13;
+    // Each text again in capitals and with a comma: other texts with the same words, so the same fingerprint.
+    const variants = texts
+      .slice(0, 300)
+      .flatMap((t, i) => (i % 3 === 0 ? [t, t.toUpperCase(), t.replace(' ', ', ')] : [t]));
+    for (const blocks of [undefined, 14]) {
+      const { g, plan } = stage(variants, blocks);
+      const { start } = g.fpGroups;
+      let inside = 0; // pairs inside groups of one fingerprint
+      for (let q = 0; q + 1 < start.length; q++)
+        inside += ((start[q + 1]! - start[q]!) * (start[q + 1]! - start[q]! - 1)) / 2;
+      expect(inside).toBeGreaterThan(100);
+      const here = joinAndVerify(variants.length, g, plan, options(textSource(variants, 3)));
+      const beside = await joinAndVerifyBeside(variants.length, g, plan, options(textSource(variants, 3)), 2);
+      expect(beside!.candidates).toBe(here.candidates);
+      expect(beside!.checks).toBe(here.checks);
+      expect(Array.from(beside!.verified.a)).toEqual(Array.from(here.verified.a));
+      expect(Array.from(beside!.verified.b)).toEqual(Array.from(here.verified.b));
+      // Failing in those first checks, before any chunk: the walks stop, and the next join works.
+      const good = textSource(variants, 3);
+      const failing: SetSource = {
+        ...good,
+        load: () => {
+          throw new Error('disk gone at once');
+        },
+      };
+      await expect(joinAndVerifyBeside(variants.length, g, plan, options(failing), 2)).rejects.toThrow('disk gone');
+      const again = await joinAndVerifyBeside(variants.length, g, plan, options(good), 2);
+      expect(again!.checks).toBe(here.checks);
+    }
+  });
+
   it('a verification that fails half-way rejects with its error, stops the walk, and the next join works', async () => {
     walkChunk.pairs = 13;
     const { g, plan } = stage(texts, 14);
