@@ -160,15 +160,6 @@ export async function joinAndVerifyBeside(
     threads,
   );
   let failure: { error: unknown } | null = null;
-  // While the walks put down their first chunks, which they walk with the clusters from before it.
-  try {
-    v.verifyWithin();
-  } catch (error) {
-    Atomics.store(control, STOP, 1);
-    Atomics.notify(control, VERIFIED);
-    await Promise.allSettled(tasks);
-    throw error;
-  }
   const ended = Promise.all(tasks).then(
     () => {},
     (error: unknown) => {
@@ -178,6 +169,8 @@ export async function joinAndVerifyBeside(
   const taken = new Array<number>(walks).fill(0);
   const over = new Array<boolean>(walks).fill(false);
   try {
+    // While the walks put down their first chunks, which they walk with the clusters from before it.
+    v.verifyWithin();
     for (let p = 0; over.includes(false); p++) {
       const w = p % walks;
       if (!over[w]) {

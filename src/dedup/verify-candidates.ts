@@ -167,6 +167,9 @@ export class ChunkVerifier {
   private readonly clusterOfFp: Uint32Array;
   private candidates = 0;
   private verifyMs = 0;
+  /** The fingerprints, for the order of verifyWithin's pairs; and whether it has run. */
+  private readonly distinctFps: BigUint64Array;
+  private withinDone = false;
 
   constructor(
     n: number,
@@ -185,9 +188,6 @@ export class ChunkVerifier {
     this.clusterOfFp = new Uint32Array(this.rows.start.length - 1);
     this.distinctFps = groups.distinctFps;
   }
-
-  private readonly distinctFps: BigUint64Array;
-  private withinDone = false;
 
   /**
    * Verifies the pairs of distinct texts with one fingerprint, once, before the join's first chunk (take calls it).
