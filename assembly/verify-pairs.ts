@@ -257,17 +257,22 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
   return <i32>Math.ceil((t * <f64>total) / (1 + t) - 1e-9);
 }
 
-// Histogram bound: |A ∩ B| = Σ_b |A_b ∩ B_b| <= Σ_b min(|A_b|, |B_b|) over the 256 buckets of the hashes' top 8 bits,
+// Histogram bound: |A ∩ B| = Σ_b |A_b ∩ B_b| <= Σ_b min(|A_b|, |B_b|) over the 512 buckets of the hashes' top 9 bits,
 // so a pair whose bound is below commonNeeded is rejected without a merge, with the merge's answer. The rejected
 // candidates of the bench's 25 MB (Jaccard 0.41-0.54 in their quartiles, 85 % of the merges) were caught 80 % of
-// the time with 256 buckets (23 % with 64, 95 % with 1024). 16 vector steps per pair against a merge's hundreds;
-// the SIMD build only: the scalar byte loop cost about as much as the merges it saved.
+// the time with 256 buckets (23 % with 64, 95 % with 1024). On 2 GB of edited copies (37 M checks, nearly all
+// rejected) 256 buckets left most to the merge: the calling thread spent 3.5 s merging and 1.3 s on bounds; with
+// 512 buckets 0.5 s and 1.2 s; with 1024, 0.4 s and 3.1 s (the bounds' bytes then cost more than the merges they
+// save). 32 vector steps per pair against a merge's hundreds; the SIMD build only: the scalar byte loop cost about
+// as much as the merges it saved.
 
 /** Sets with fewer hashes merge quickly: no histogram. */
 // @ts-ignore: decorator
 @inline const HISTOGRAM_MIN: i32 = 32;
 // @ts-ignore: decorator
-@inline const HISTOGRAM_BYTES: usize = 256;
+@inline const HISTOGRAM_BITS: i32 = 9;
+// @ts-ignore: decorator
+@inline const HISTOGRAM_BYTES: usize = 1 << HISTOGRAM_BITS;
 /** Histogram state: not built yet; built and exact; a bucket reached 255 (no bound from this set). */
 // @ts-ignore: decorator
 @inline const UNBUILT: u8 = 0;
@@ -278,8 +283,8 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
 // @ts-ignore: decorator
 @inline const NO_SLOT: u32 = 0xffffffff;
 
-// `hist` holds: the number of slots (u32) at 0; a slot number per set (u32) from 16; a state byte per slot; 256
-// counts per slot (16-byte aligned). Only sets with HISTOGRAM_MIN hashes or more get a slot.
+// `hist` holds: the number of slots (u32) at 0; a slot number per set (u32) from 16; a state byte per slot;
+// HISTOGRAM_BYTES counts per slot (16-byte aligned). Only sets with HISTOGRAM_MIN hashes or more get a slot.
 
 // @ts-ignore: decorator
 @inline function statesAt(nSets: i32): usize {
@@ -311,13 +316,13 @@ function assignHistograms(starts: usize, nSets: i32, hist: usize): void {
   memory.fill(hist + statesAt(nSets), UNBUILT, <usize>slots);
 }
 
-/** Set i's 256 counts, built on first use; 0 when it has no slot or a bucket saturated. */
+/** Set i's HISTOGRAM_BYTES counts, built on first use; 0 when it has no slot or a bucket saturated. */
 // @ts-ignore: decorator
 @inline function histogramOf(sets: usize, starts: usize, hist: usize, nSets: i32, i: usize): usize {
   let slot = load<u32>(hist + 16 + (i << 2));
   if (slot == NO_SLOT) return 0;
   let state = hist + statesAt(nSets) + <usize>slot;
-  let counts = hist + countsAt(nSets, load<u32>(hist)) + (<usize>slot << 8);
+  let counts = hist + countsAt(nSets, load<u32>(hist)) + (<usize>slot << HISTOGRAM_BITS);
   let s = load<u8>(state);
   if (s == UNBUILT) {
     s = buildHistogram(sets + (<usize>load<u32>(starts + (i << 2)) << 3), setSize(starts, i), counts);
@@ -326,21 +331,21 @@ function assignHistograms(starts: usize, nSets: i32, hist: usize): void {
   return s == EXACT ? counts : 0;
 }
 
-/** The 256 counts of the n hashes at p by their top 8 bits; EXACT, or SATURATED when a bucket would pass 255. */
+/** The counts of the n hashes at p by their top HISTOGRAM_BITS bits; EXACT, or SATURATED when a bucket would pass 255. */
 function buildHistogram(p: usize, n: i32, counts: usize): u8 {
   memory.fill(counts, 0, HISTOGRAM_BYTES);
   let end = p + (<usize>n << 3);
   if (n < 256) {
     // No bucket can pass 255: no check per hash.
     for (; p < end; p += 8) {
-      let bucket = counts + <usize>(load<u64>(p) >> 56);
+      let bucket = counts + <usize>(load<u64>(p) >> (64 - HISTOGRAM_BITS));
       store<u8>(bucket, load<u8>(bucket) + 1);
     }
     return EXACT;
   }
   let s = EXACT;
   for (; p < end; p += 8) {
-    let bucket = counts + <usize>(load<u64>(p) >> 56);
+    let bucket = counts + <usize>(load<u64>(p) >> (64 - HISTOGRAM_BITS));
     let c = load<u8>(bucket);
     if (c == 255) s = SATURATED;
     else store<u8>(bucket, c + 1);
@@ -358,7 +363,7 @@ function mayReach(sets: usize, starts: usize, hist: usize, nSets: i32, i: usize,
     if (hi == 0) return true;
     let hj = histogramOf(sets, starts, hist, nSets, j);
     if (hj == 0) return true;
-    // Per u16 lane at most 16 steps of two mins of 255 each: no overflow.
+    // Per u16 lane at most 32 steps of two mins of 255 each: no overflow.
     let acc = i16x8.splat(0);
     for (let o: usize = 0; o < HISTOGRAM_BYTES; o += 16)
       acc = i16x8.add(acc, i16x8.extadd_pairwise_i8x16_u(i8x16.min_u(v128.load(hi + o), v128.load(hj + o))));

@@ -57,7 +57,7 @@ export function probeFlips(width: number, radius: number): Uint32Array {
   return out;
 }
 
-function flipCount(width: number, radius: number): number {
+export function flipCount(width: number, radius: number): number {
   let count = 0;
   for (let c = 0; c <= Math.min(radius, width); c++) count += binomial(width, c);
   return count;

@@ -9,7 +9,7 @@ import { wasm, type Runtime } from '../runtime/wasm.js';
 import { S_TARGET_SHIFT, S_WIDTH, SEGMENT_BYTES } from './join-layout.shared.js';
 import type { Pairs } from '../results.js';
 import { type JoinPlan, MAX_DIGIT_BUCKETED, pairSortPasses, tableLayout, tableRule } from './join-plan.js';
-import { probeFlips, probeMasks } from './join-probe.js';
+import { flipCount, probeFlips, probeMasks } from './join-probe.js';
 
 /**
  * The most pairs a join returns, and the most candidate pairs of distinct texts dedup checks. Each pair costs 33 to
@@ -755,6 +755,7 @@ function probeFlipLists(plan: JoinPlan): Uint32Array[] {
  */
 export function tableShares(plan: JoinPlan, shares: number): number[][] {
   const tables = plan.tables.map((_, t) => t);
+  if (plan.radii) return probeShares(plan, shares);
   const consecutive = () =>
     Array.from({ length: shares }, (_, s) => tables.filter((t) => Math.floor((t * shares) / tables.length) === s));
   if (plan.bits !== 64 || plan.sortBits === 0) return consecutive();
@@ -765,6 +766,26 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
     const lightest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
     lightest.tables.push(...group);
     lightest.cost += group.length + 1;
+  }
+  return out.map((share) => share.tables.sort((x, y) => x - y));
+}
+
+/**
+ * A probe plan's tables by their probes per fingerprint (each probes its block's values within its radius), the
+ * dearest first onto the cheapest share. In consecutive runs, 2 GB of edited copies (radii 1, 2, 2, 2, 1) split
+ * 198 : 105 probes, and the walk of the first three ran alone for the last 6 s of the run (4.7 against 1.1 s of CPU
+ * after the hashing).
+ */
+function probeShares(plan: JoinPlan, shares: number): number[][] {
+  const cost = plan.tables.map((blocks) => {
+    const q = blocks[0]!;
+    return flipCount(plan.blocks[q]!.width, plan.radii![q]!);
+  });
+  const out = Array.from({ length: Math.min(shares, cost.length) }, () => ({ tables: [] as number[], cost: 0 }));
+  for (const t of cost.map((_, t) => t).sort((x, y) => cost[y]! - cost[x]! || x - y)) {
+    const cheapest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
+    cheapest.tables.push(t);
+    cheapest.cost += cost[t]!;
   }
   return out.map((share) => share.tables.sort((x, y) => x - y));
 }

@@ -5,10 +5,12 @@ import { findInThreads, findNearDuplicates } from '../../src/join/find-near-dupl
 import { sortPairs } from '../../src/dedup/dedup-groups.js';
 import { findWithPlan, tableShares } from '../../src/join/join.js';
 import { planJoin, planWithBlocks, tableRule } from '../../src/join/join-plan.js';
+import { planWithRadii } from '../../src/join/join-probe.js';
 import { simhashMany } from '../../src/fingerprint/fingerprint.js';
 import { hammingDistance } from '../../src/fingerprint/bits.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { asStrings, bruteForce } from '../join/join-reference.js';
+import { rng as unitRng } from '../reference.js';
 
 // ---- references (plain TypeScript) ----
 
@@ -322,6 +324,42 @@ describe('tableShares', () => {
     // A share costs about a table per table plus one per group it scatters.
     const cost = (share: number[]) => share.length + new Set(share.map((t) => plan.tables[t]![0])).size;
     expect(split.map(cost)).toEqual([7, 7]);
+  });
+  it('splits a probe plan by its probes per fingerprint: 2 GB of edited copies (radii 1, 2, 2, 2, 1) 184 : 119', () => {
+    // Probes of a block of w bits within radius r: the masks of at most r bits set, counted here by hand.
+    const probes = (w: number, r: number) => [1, w, (w * (w - 1)) / 2, (w * (w - 1) * (w - 2)) / 6].slice(0, r + 1);
+    const costOf = (plan: ReturnType<typeof planWithRadii>) =>
+      plan.tables.map(([q]) => probes(plan.blocks[q!]!.width, plan.radii![q!]!).reduce((s, c) => s + c, 0));
+    const plan = planWithRadii(12, [1, 2, 2, 2, 1]);
+    expect(plan.blocks.map((b) => b.width)).toEqual([13, 13, 13, 13, 12]);
+    const split = tableShares(plan, 2);
+    const cost = costOf(plan);
+    expect(split).toEqual([
+      [1, 3],
+      [0, 2, 4],
+    ]);
+    expect(split.map((share) => share.reduce((s, t) => s + cost[t]!, 0))).toEqual([184, 119]);
+    // Any radii: every table in one non-empty share, the shares within the dearest table of each other.
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = unitRng(seed);
+      const blocks = 4 + Math.floor(r() * 7); // blocks of at most 16 bits
+      const radii = Array.from({ length: blocks }, () => Math.floor(r() * 4));
+      const k = Math.max(0, radii.reduce((s, x) => s + x + 1, 0) - 1);
+      const p = planWithRadii(k, radii);
+      const c = costOf(p);
+      for (let shares = 1; shares <= Math.min(4, blocks); shares++) {
+        const got = tableShares(p, shares);
+        const what = `radii ${radii.join(' ')} shares ${shares}`;
+        expect(got.length, what).toBe(shares);
+        for (const share of got) expect(share.length, what).toBeGreaterThan(0);
+        expect(
+          got.flat().sort((x, y) => x - y),
+          what,
+        ).toEqual(p.tables.map((_, t) => t));
+        const sums = got.map((share) => share.reduce((s, t) => s + c[t]!, 0));
+        expect(Math.max(...sums) - Math.min(...sums), what).toBeLessThanOrEqual(Math.max(...c));
+      }
+    }
   });
 });
 

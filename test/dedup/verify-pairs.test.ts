@@ -126,7 +126,7 @@ describe('verification in WebAssembly against the plain reference', () => {
   });
 
   it('sets past the histogram bound (32+, 256+ shingles, saturated buckets): the reference flags, boundaries too', () => {
-    // The kernel rejects a pair when its sets' 256-bucket histograms bound the common shingles below the threshold's
+    // The kernel rejects a pair when its sets' 512-bucket histograms bound the common shingles below the threshold's
     // need (SIMD build; sets of 32 shingles or more; none from a set with a bucket past 255). Distinct random words:
     // a base, variants with a share of words replaced, and word prefixes (J = (m - 2) / (n - 2) exactly).
     const next = rng(0x415);
