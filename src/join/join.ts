@@ -750,8 +750,9 @@ function probeFlipLists(plan: JoinPlan): Uint32Array[] {
  * The tables split into `shares` for as many threads. walkTables scatters the input once per group of tables
  * that share a first key block, which costs about as much as a table, so a 64-bit plan that sorts is split by
  * whole groups, heaviest first onto the lightest share: 10^7 at k = 3 (groups of 4, 3, 2 and 1 tables) splits
- * 7 : 7 table-costs, where consecutive tables split 7 : 8 and scattered one group twice. Other plans, or fewer
- * groups than shares, split into consecutive runs. Every share is non-empty when shares ≤ tables.
+ * 7 : 7 table-costs, where consecutive tables split 7 : 8 and scattered one group twice. A probe plan is split
+ * by its tables' probes (probeShares). Other plans, or fewer groups than shares, split into consecutive runs.
+ * Every share is non-empty when shares ≤ tables.
  */
 export function tableShares(plan: JoinPlan, shares: number): number[][] {
   const tables = plan.tables.map((_, t) => t);
@@ -773,7 +774,7 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
 /**
  * A probe plan's tables by their probes per fingerprint (each probes its block's values within its radius), the
  * dearest first onto the cheapest share. In consecutive runs, 2 GB of edited copies (radii 1, 2, 2, 2, 1) split
- * 198 : 105 probes, and the walk of the first three ran alone for the last 6 s of the run (4.7 against 1.1 s of CPU
+ * 198 : 105 probes, and the walk of the first three ran alone for the last 8 s of the run (4.7 against 1.1 s of CPU
  * after the hashing).
  */
 function probeShares(plan: JoinPlan, shares: number): number[][] {
