@@ -128,11 +128,12 @@ describe('verification in WebAssembly against the plain reference', () => {
   it('sets past the histogram bound (32+, 256+ shingles, saturated buckets): the reference flags, boundaries too', () => {
     // The kernel rejects a pair when its sets' 512-bucket histograms bound the common shingles below the threshold's
     // need (SIMD build; sets of 32 shingles or more; none from a set with a bucket past 255). Distinct random words:
-    // a base, variants with a share of words replaced, and word prefixes (J = (m - 2) / (n - 2) exactly).
+    // a base, variants with a share of words replaced, and word prefixes (J = (m - 2) / (n - 2) exactly). At
+    // 150,000 words a bucket holds more than 255 hashes (checked below): the saturated path.
     const next = rng(0x415);
     const word = () => `w${Math.floor(next() * 1e9).toString(36)}`;
     const texts: string[] = [];
-    for (const n of [34, 40, 120, 302, 600, 100_000]) {
+    for (const n of [34, 40, 120, 302, 600, 150_000]) {
       const words = Array.from({ length: n }, word);
       texts.push(words.join(' '));
       for (const share of [0.01, 0.1, 0.2, 0.3]) texts.push(words.map((w) => (next() < share ? word() : w)).join(' '));
@@ -151,6 +152,12 @@ describe('verification in WebAssembly against the plain reference', () => {
       }
       expect(kept).toBeGreaterThan(10);
     }
+    // The largest base's set has a bucket (top 9 bits of its hashes) of more than 255: its histogram saturates.
+    const largest = shingleSets([texts[40]!], 3)[0]!;
+    const buckets = new Map<bigint, number>();
+    for (const h of largest) buckets.set(h >> 55n, (buckets.get(h >> 55n) ?? 0) + 1);
+    expect(largest.length).toBe(149_998);
+    expect(Math.max(...buckets.values())).toBeGreaterThan(255);
     // The exact boundary on large sets: 180 of 300 shingles (n = 302, m = 182).
     const [common, union] = refCounts(texts[24]!, texts[29]!); // 8 texts per n: n = 302 is the fourth
     expect([common, union]).toEqual([180, 300]);
