@@ -755,20 +755,17 @@ function probeFlipLists(plan: JoinPlan): Uint32Array[] {
  * Every share is non-empty when shares ≤ tables.
  */
 export function tableShares(plan: JoinPlan, shares: number): number[][] {
-  const tables = plan.tables.map((_, t) => t);
   if (plan.radii) return probeShares(plan, shares);
+  const tables = plan.tables.map((_, t) => t);
   const consecutive = () =>
     Array.from({ length: shares }, (_, s) => tables.filter((t) => Math.floor((t * shares) / tables.length) === s));
   if (plan.bits !== 64 || plan.sortBits === 0) return consecutive();
   const groups = groupsByFirstBlock(plan, tables); // positions in `tables`, which are the table numbers here
   if (groups.size < shares) return consecutive();
-  const out = Array.from({ length: shares }, () => ({ tables: [] as number[], cost: 0 }));
-  for (const group of [...groups.values()].sort((x, y) => y.length - x.length)) {
-    const lightest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
-    lightest.tables.push(...group);
-    lightest.cost += group.length + 1;
-  }
-  return out.map((share) => share.tables.sort((x, y) => x - y));
+  return heaviestOntoLightest(
+    [...groups.values()].map((group) => ({ tables: group, cost: group.length + 1 })),
+    shares,
+  );
 }
 
 /**
@@ -778,15 +775,25 @@ export function tableShares(plan: JoinPlan, shares: number): number[][] {
  * after the hashing).
  */
 function probeShares(plan: JoinPlan, shares: number): number[][] {
-  const cost = plan.tables.map((blocks) => {
-    const q = blocks[0]!;
-    return flipCount(plan.blocks[q]!.width, plan.radii![q]!);
-  });
-  const out = Array.from({ length: Math.min(shares, cost.length) }, () => ({ tables: [] as number[], cost: 0 }));
-  for (const t of cost.map((_, t) => t).sort((x, y) => cost[y]! - cost[x]! || x - y)) {
-    const cheapest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
-    cheapest.tables.push(t);
-    cheapest.cost += cost[t]!;
+  return heaviestOntoLightest(
+    plan.tables.map((blocks, t) => {
+      const q = blocks[0]!;
+      return { tables: [t], cost: flipCount(plan.blocks[q]!.width, plan.radii![q]!) };
+    }),
+    shares,
+  );
+}
+
+/**
+ * Items of tables split into min(shares, items) shares: the heaviest first (ties in the items' order) onto the
+ * lightest share so far; each share's tables in ascending order.
+ */
+function heaviestOntoLightest(items: { tables: number[]; cost: number }[], shares: number): number[][] {
+  const out = Array.from({ length: Math.min(shares, items.length) }, () => ({ tables: [] as number[], cost: 0 }));
+  for (const item of [...items].sort((x, y) => y.cost - x.cost)) {
+    const lightest = out.reduce((a, b) => (b.cost < a.cost ? b : a));
+    lightest.tables.push(...item.tables);
+    lightest.cost += item.cost;
   }
   return out.map((share) => share.tables.sort((x, y) => x - y));
 }

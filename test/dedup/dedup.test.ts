@@ -283,6 +283,15 @@ describe('planJoin', () => {
 });
 
 describe('tableShares', () => {
+  /** `split` is `shares` non-empty shares holding each of tables 0 … count - 1 exactly once. */
+  const expectPartition = (split: number[][], shares: number, count: number, what: string) => {
+    expect(split.length, what).toBe(shares);
+    for (const share of split) expect(share.length, what).toBeGreaterThan(0);
+    expect(
+      split.flat().sort((x, y) => x - y),
+      what,
+    ).toEqual(Array.from({ length: count }, (_, t) => t));
+  };
   it('splits every table into exactly one non-empty share, keeping groups of a first key block whole', () => {
     for (const [k, b, sortBits] of [
       [3, 5, 20],
@@ -298,12 +307,7 @@ describe('tableShares', () => {
         for (let shares = 1; shares <= Math.min(4, plan.tables.length); shares++) {
           const split = tableShares(plan, shares);
           const what = `k ${k} b ${b} sortBits ${plan.sortBits} bits ${bits} shares ${shares}`;
-          expect(split.length, what).toBe(shares);
-          for (const share of split) expect(share.length, what).toBeGreaterThan(0);
-          expect(
-            split.flat().sort((x, y) => x - y),
-            what,
-          ).toEqual(plan.tables.map((_, t) => t));
+          expectPartition(split, shares, plan.tables.length, what);
           if (bits === 64 && plan.sortBits > 0 && groups.size >= shares) {
             const home = new Map<number, number>();
             split.forEach((share, s) => {
@@ -350,12 +354,7 @@ describe('tableShares', () => {
       for (let shares = 1; shares <= Math.min(4, blocks); shares++) {
         const got = tableShares(p, shares);
         const what = `radii ${radii.join(' ')} shares ${shares}`;
-        expect(got.length, what).toBe(shares);
-        for (const share of got) expect(share.length, what).toBeGreaterThan(0);
-        expect(
-          got.flat().sort((x, y) => x - y),
-          what,
-        ).toEqual(p.tables.map((_, t) => t));
+        expectPartition(got, shares, p.tables.length, what);
         const sums = got.map((share) => share.reduce((s, t) => s + c[t]!, 0));
         expect(Math.max(...sums) - Math.min(...sums), what).toBeLessThanOrEqual(Math.max(...c));
       }
