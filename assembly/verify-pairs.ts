@@ -15,31 +15,42 @@ import { beginDocument, endDocument } from './reducer';
 
 /**
  * Builds the shingle sets of documents from..count-1 (UTF-8 at `text`, document d spanning offsets[d]..offsets[d+1],
- * u32) at `sets` (capacity `capacity` u64), document d's at sets[starts[d]..starts[d+1]) (u32, written here; starts[0]
- * is 0 and starts[from] must be set). A document takes at most one shingle per byte, or one when it is shorter, so
- * a document is started only when twice that much room is left (the second half is the sort's scratch). Returns
- * the first document not built (count when all were): the caller grows `sets` and calls again from there.
+ * u32) at `sets` (capacity `capacity` u32 words), document d's at sets[starts[d]..starts[d+1]) (u32 offsets in hashes
+ * of `hashBytes`, written here; starts[0] is 0 and starts[from] must be set). Hashes are the shingles' 64-bit values,
+ * or with hashBytes 4 their top 32 bits (the verifier's sets: half the bytes to sort, keep, spill and merge, for a
+ * chance of about |A|·|B| / 2^32 that two different shingles of a pair of sets share a value). A document takes at
+ * most one shingle per byte, or one when it is shorter, so a document is started only when room for its 64-bit
+ * hashes is left (and as much again with hashBytes 8, for the sort's scratch). Returns the first document not built
+ * (count when all were): the caller grows `sets` and calls again from there.
  * `scratch` holds 2 * (longest document) + 64 bytes. With `out` (not 0) each document is fingerprinted in the same
  * pass, as fingerprintTexts does in shingles mode (`out` one or two u64 each by `bits`, `counts` f64 each): dedup's
  * two readings of a text in one, when the fingerprint's shingles are the verifier's.
  */
 export function buildShingleSets(
   text: usize, offsets: usize, from: i32, count: i32, width: i32, scratch: usize, sets: usize, capacity: u32,
-  starts: usize, bits: i32, out: usize, counts: usize
+  starts: usize, bits: i32, out: usize, counts: usize, hashBytes: i32
 ): i32 {
   let reduce = out != 0;
   let stride: usize = bits == 128 ? 16 : 8;
+  let wide = hashBytes == 8;
   let at = load<u32>(starts + (<usize>from << 2));
   for (let d = from; d < count; d++) {
     let a = load<u32>(offsets + (<usize>d << 2));
     let b = load<u32>(offsets + (<usize>d << 2), 4);
-    // Room for the shingles and, after them, as many again for distinctSorted's buckets.
-    if (<u64>at + 2 * (<u64>(b - a) + 1) > <u64>capacity) return d;
-    let setAt = sets + (<usize>at << 3);
+    // Room (in u32 words, at `at` hashes of hashBytes) for the 64-bit shingle hashes, and for distinctSorted's
+    // scratch after the hashes it sorts: 4 words per shingle, or 2 when the hashes are narrowed in place first.
+    let used: u64 = wide ? 2 * <u64>at : <u64>at;
+    if (used + (wide ? 4 : 2) * (<u64>(b - a) + 1) > <u64>capacity) return d;
+    let setAt = sets + (<usize>at << (wide ? 3 : 2));
     if (reduce) beginDocument(bits, false);
     let n = shinglesOf(text + <usize>a, text + <usize>b, width, scratch, setAt, reduce ? bits : 64, reduce);
     if (reduce) store<f64>(counts + (<usize>d << 3), <f64>endDocument(out + <usize>d * stride, false));
-    at += <u32>distinctSorted(setAt, n, setAt + (<usize>n << 3));
+    if (wide) at += <u32>distinctSorted<u64>(setAt, n, setAt + (<usize>n << 3));
+    else {
+      // In place: hash i's top half goes to u32 i, over hashes already read.
+      for (let i = 0; i < n; i++) store<u32>(setAt + (<usize>i << 2), <u32>(load<u64>(setAt + (<usize>i << 3)) >> 32));
+      at += <u32>distinctSorted<u32>(setAt, n, setAt + (<usize>n << 2));
+    }
     store<u32>(starts + (<usize>(d + 1) << 2), at);
   }
   return count;
@@ -114,7 +125,7 @@ export function testShingleSets(
     let flag: u8;
     if (ni == 0 || nj == 0) flag = ni == 0 && nj == 0 ? BOTH_EMPTY : 0;
     else if (hist != 0 && !mayReach(sets, starts, hist, nSets, i, j, ni, nj, threshold)) flag = 0;
-    else flag = jaccardAtLeast(sets + (<usize>si << 3), ni, sets + (<usize>sj << 3), nj, threshold) ? 1 : 0;
+    else flag = jaccardAtLeast(sets + (<usize>si << 2), ni, sets + (<usize>sj << 2), nj, threshold) ? 1 : 0;
     // BOTH_EMPTY is decided by the caller (trimmed texts): it joins nothing here. Documents without shingles pair
     // only with each other (flag 0 with any other), so what the caller decides never changes a test made here.
     if (flag == 1) {
@@ -203,7 +214,7 @@ export function documentWords(
 }
 
 /**
- * Whether the Jaccard similarity of two sorted distinct sets is >= t (the same answer as computing it in full):
+ * Whether the Jaccard similarity of two sorted distinct sets of u32 is >= t (the same answer as computing it in full):
  * J >= t needs common >= t(|A| + |B|) / (1 + t), so the merge gives up once the elements left cannot reach that
  * (the size filter is the case of an empty merge), and accepts as soon as the common count found so far gives
  * J >= t (J = c / (|A| + |B| - c) only grows with c).
@@ -215,25 +226,36 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
   while (i < nx && j < ny) {
     if (common + min(nx - i, ny - j) < needed) return false;
     if (common >= needed && <f64>common / <f64>(total - common) >= t) return true;
-    if (ASC_FEATURE_SIMD && nx - i >= 4 && ny - j >= 4) {
-      // Blocks of 4 against 4: all 16 hashes compared at once, then the block with the smaller last hash moves
+    if (ASC_FEATURE_SIMD && nx - i >= 8 && ny - j >= 8) {
+      // Blocks of 8 against 8: all 64 hashes compared at once, then the block with the smaller last hash moves
       // on (both when they are equal): none of its hashes can equal a later one of the other set, and no pair is
-      // compared in two rounds, so every common hash is counted once. A round moves 4 hashes where a scalar step
+      // compared in two rounds, so every common hash is counted once. A round moves 8 hashes where a scalar step
       // moves one, and the steps' chain of dependent loads is what limits the merge.
-      let rounds = min(8, min((nx - i) >> 2, (ny - j) >> 2));
+      let rounds = min(8, min((nx - i) >> 3, (ny - j) >> 3));
       for (let r = 0; r < rounds; r++) {
-        let px = x + (<usize>i << 3);
-        let py = y + (<usize>j << 3);
+        let px = x + (<usize>i << 2);
+        let py = y + (<usize>j << 2);
         let a0 = v128.load(px), a1 = v128.load(px, 16);
         let b0 = v128.load(py), b1 = v128.load(py, 16);
-        let c0 = i64x2.shuffle(b0, b0, 1, 0), c1 = i64x2.shuffle(b1, b1, 1, 0);
-        let m0 = v128.or(v128.or(i64x2.eq(a0, b0), i64x2.eq(a0, c0)), v128.or(i64x2.eq(a0, b1), i64x2.eq(a0, c1)));
-        let m1 = v128.or(v128.or(i64x2.eq(a1, b0), i64x2.eq(a1, c0)), v128.or(i64x2.eq(a1, b1), i64x2.eq(a1, c1)));
-        common += <i32>popcnt<u32>(<u32>i64x2.bitmask(m0) | (<u32>i64x2.bitmask(m1) << 2));
-        let u = load<u64>(px, 24);
-        let v = load<u64>(py, 24);
-        i += <i32>(u <= v) << 2;
-        j += <i32>(v <= u) << 2;
+        let m0 = v128.or(i32x4.eq(a0, b0), i32x4.eq(a0, b1));
+        let m1 = v128.or(i32x4.eq(a1, b0), i32x4.eq(a1, b1));
+        b0 = i32x4.shuffle(b0, b0, 1, 2, 3, 0);
+        b1 = i32x4.shuffle(b1, b1, 1, 2, 3, 0);
+        m0 = v128.or(m0, v128.or(i32x4.eq(a0, b0), i32x4.eq(a0, b1)));
+        m1 = v128.or(m1, v128.or(i32x4.eq(a1, b0), i32x4.eq(a1, b1)));
+        b0 = i32x4.shuffle(b0, b0, 1, 2, 3, 0);
+        b1 = i32x4.shuffle(b1, b1, 1, 2, 3, 0);
+        m0 = v128.or(m0, v128.or(i32x4.eq(a0, b0), i32x4.eq(a0, b1)));
+        m1 = v128.or(m1, v128.or(i32x4.eq(a1, b0), i32x4.eq(a1, b1)));
+        b0 = i32x4.shuffle(b0, b0, 1, 2, 3, 0);
+        b1 = i32x4.shuffle(b1, b1, 1, 2, 3, 0);
+        m0 = v128.or(m0, v128.or(i32x4.eq(a0, b0), i32x4.eq(a0, b1)));
+        m1 = v128.or(m1, v128.or(i32x4.eq(a1, b0), i32x4.eq(a1, b1)));
+        common += <i32>popcnt<u32>(<u32>i32x4.bitmask(m0) | (<u32>i32x4.bitmask(m1) << 4));
+        let u = load<u32>(px, 28);
+        let v = load<u32>(py, 28);
+        i += <i32>(u <= v) << 3;
+        j += <i32>(v <= u) << 3;
       }
       continue;
     }
@@ -241,8 +263,8 @@ function jaccardAtLeast(x: usize, nx: i32, y: usize, ny: i32, t: f64): bool {
     // equal and unequal hashes alternate unpredictably, and a branch per step cost more than the steps.
     let steps = min(32, min(nx - i, ny - j));
     for (let s = 0; s < steps; s++) {
-      let u = load<u64>(x + (<usize>i << 3));
-      let v = load<u64>(y + (<usize>j << 3));
+      let u = load<u32>(x + (<usize>i << 2));
+      let v = load<u32>(y + (<usize>j << 2));
       common += <i32>(u == v);
       i += <i32>(u <= v);
       j += <i32>(v <= u);
@@ -325,27 +347,27 @@ function assignHistograms(starts: usize, nSets: i32, hist: usize): void {
   let counts = hist + countsAt(nSets, load<u32>(hist)) + (<usize>slot << HISTOGRAM_BITS);
   let s = load<u8>(state);
   if (s == UNBUILT) {
-    s = buildHistogram(sets + (<usize>load<u32>(starts + (i << 2)) << 3), setSize(starts, i), counts);
+    s = buildHistogram(sets + (<usize>load<u32>(starts + (i << 2)) << 2), setSize(starts, i), counts);
     store<u8>(state, s);
   }
   return s == EXACT ? counts : 0;
 }
 
-/** The counts of the n hashes at p by their top HISTOGRAM_BITS bits; EXACT, or SATURATED when a bucket would pass 255. */
+/** The counts of the n hashes (u32) at p by their top HISTOGRAM_BITS bits; EXACT, or SATURATED when a bucket would pass 255. */
 function buildHistogram(p: usize, n: i32, counts: usize): u8 {
   memory.fill(counts, 0, HISTOGRAM_BYTES);
-  let end = p + (<usize>n << 3);
+  let end = p + (<usize>n << 2);
   if (n < 256) {
     // No bucket can pass 255: no check per hash.
-    for (; p < end; p += 8) {
-      let bucket = counts + <usize>(load<u64>(p) >> (64 - HISTOGRAM_BITS));
+    for (; p < end; p += 4) {
+      let bucket = counts + <usize>(load<u32>(p) >> (32 - HISTOGRAM_BITS));
       store<u8>(bucket, load<u8>(bucket) + 1);
     }
     return EXACT;
   }
   let s = EXACT;
-  for (; p < end; p += 8) {
-    let bucket = counts + <usize>(load<u64>(p) >> (64 - HISTOGRAM_BITS));
+  for (; p < end; p += 4) {
+    let bucket = counts + <usize>(load<u32>(p) >> (32 - HISTOGRAM_BITS));
     let c = load<u8>(bucket);
     if (c == 255) s = SATURATED;
     else store<u8>(bucket, c + 1);
@@ -381,24 +403,24 @@ function mayReach(sets: usize, starts: usize, hist: usize, nSets: i32, i: usize,
 const BUCKETS = memory.data(4 << BUCKET_BITS, 16);
 
 /**
- * Sorts the n u64 at p and drops repeats, using n u64 at `tmp` (not overlapping p) as scratch; returns how many
- * distinct values are left at p. Shingle hashes are uniform, so one counting pass over their top bits (about a
+ * Sorts the n values of type T (u64 or u32) at p and drops repeats, using n more at `tmp` (not overlapping p) as
+ * scratch; returns how many distinct values are left at p. Shingle hashes are uniform, so one counting pass over their top bits (about a
  * bucket per value) leaves buckets of one or two, each finished by insertion; a bucket that is large all the same
  * (repeated shingles, or hashes that happen to share their top bits) is quicksorted, so the worst case stays
  * O(n log n). Measured on the bench's 25 MB: 5 times faster than quicksorting each set.
  */
-function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
+function distinctSorted<T>(p: usize, n: i32, tmp: usize): i32 {
   if (n < 2) return n;
   if (n <= 16) {
-    sortU64(p, 0, n - 1);
-    return dropRepeats(p, p, n);
+    sortValues<T>(p, 0, n - 1);
+    return dropRepeats<T>(p, p, n);
   }
   let bits = min(BUCKET_BITS, 32 - clz<i32>(n - 1)); // 2^bits >= n, n >= 17: bits >= 5
-  let shift = <u64>(64 - bits);
+  let shift = <T>(<i32>sizeof<T>() * 8 - bits);
   let buckets = 1 << bits; // bits <= 16
   memory.fill(BUCKETS, 0, <usize>buckets << 2);
   for (let i = 0; i < n; i++) {
-    let c = BUCKETS + (<usize>(load<u64>(p + (<usize>i << 3)) >> shift) << 2);
+    let c = BUCKETS + (<usize>(load<T>(p + (<usize>i << alignof<T>())) >> shift) << 2);
     store<u32>(c, load<u32>(c) + 1);
   }
   let sum: u32 = 0;
@@ -409,10 +431,10 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
     sum += count;
   }
   for (let i = 0; i < n; i++) {
-    let v = load<u64>(p + (<usize>i << 3));
+    let v = load<T>(p + (<usize>i << alignof<T>()));
     let c = BUCKETS + (<usize>(v >> shift) << 2);
     let at = load<u32>(c);
-    store<u64>(tmp + (<usize>at << 3), v);
+    store<T>(tmp + (<usize>at << alignof<T>()), v);
     store<u32>(c, at + 1);
   }
   // Each counter now holds its bucket's end; the buckets are in order, so sorting each one sorts the whole. Large
@@ -421,34 +443,34 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
   let start = 0;
   for (let q = 0; q < buckets; q++) {
     let end = <i32>load<u32>(BUCKETS + (<usize>q << 2));
-    if (end - start > 16) sortU64(tmp, start, end - 1);
+    if (end - start > 16) sortValues<T>(tmp, start, end - 1);
     start = end;
   }
   // One branch-free exchange pass sorts every bucket of two (most of those not of one), so the insertion pass that
   // finishes the larger ones mispredicts rarely (micro-benchmark: 10.4 -> 9.3 ns per hash with the branch-free
   // dropRepeats below).
-  let carry = load<u64>(tmp);
+  let carry = load<T>(tmp);
   for (let i = 1; i < n; i++) {
-    let y = load<u64>(tmp + (<usize>i << 3));
-    store<u64>(tmp + (<usize>(i - 1) << 3), select<u64>(carry, y, carry < y));
-    carry = select<u64>(y, carry, carry < y);
+    let y = load<T>(tmp + (<usize>i << alignof<T>()));
+    store<T>(tmp + (<usize>(i - 1) << alignof<T>()), select<T>(carry, y, carry < y));
+    carry = select<T>(y, carry, carry < y);
   }
-  store<u64>(tmp + (<usize>(n - 1) << 3), carry);
-  insertionSortU64(tmp, 0, n - 1);
-  return dropRepeats(tmp, p, n);
+  store<T>(tmp + (<usize>(n - 1) << alignof<T>()), carry);
+  insertionSort<T>(tmp, 0, n - 1);
+  return dropRepeats<T>(tmp, p, n);
 }
 
 /** Copies the sorted values src[0..n) to out without repeats; returns how many are left. src may be out itself. */
 // @ts-ignore: decorator
-@inline function dropRepeats(src: usize, out: usize, n: i32): i32 {
+@inline function dropRepeats<T>(src: usize, out: usize, n: i32): i32 {
   if (n == 0) return 0;
-  let last = load<u64>(src);
-  store<u64>(out, last);
+  let last = load<T>(src);
+  store<T>(out, last);
   let kept = 1;
   // Every value is stored, and the count moves only past a new one: no branch on repeats.
   for (let i = 1; i < n; i++) {
-    let v = load<u64>(src + (<usize>i << 3));
-    store<u64>(out + (<usize>kept << 3), v);
+    let v = load<T>(src + (<usize>i << alignof<T>()));
+    store<T>(out + (<usize>kept << alignof<T>()), v);
     kept += <i32>(v != last);
     last = v;
   }
@@ -457,15 +479,15 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
 
 /** Insertion sort of p[lo..hi] (inclusive): for short ranges, and for arrays whose values are nearly in place. */
 // @ts-ignore: decorator
-@inline function insertionSortU64(p: usize, lo: i32, hi: i32): void {
+@inline function insertionSort<T>(p: usize, lo: i32, hi: i32): void {
   for (let i = lo + 1; i <= hi; i++) {
-    let v = load<u64>(p + (<usize>i << 3));
+    let v = load<T>(p + (<usize>i << alignof<T>()));
     let k = i - 1;
-    while (k >= lo && load<u64>(p + (<usize>k << 3)) > v) {
-      store<u64>(p + (<usize>(k + 1) << 3), load<u64>(p + (<usize>k << 3)));
+    while (k >= lo && load<T>(p + (<usize>k << alignof<T>())) > v) {
+      store<T>(p + (<usize>(k + 1) << alignof<T>()), load<T>(p + (<usize>k << alignof<T>())));
       k--;
     }
-    store<u64>(p + (<usize>(k + 1) << 3), v);
+    store<T>(p + (<usize>(k + 1) << alignof<T>()), v);
   }
 }
 
@@ -473,30 +495,30 @@ function distinctSorted(p: usize, n: i32, tmp: usize): i32 {
  * Quicksort of p[lo..hi] (inclusive): Hoare partition around the median of three, which splits runs of equal
  * values evenly (repeated shingles); the smaller side recurses, so the depth is O(log n); short ranges by insertion.
  */
-function sortU64(p: usize, lo: i32, hi: i32): void {
+function sortValues<T>(p: usize, lo: i32, hi: i32): void {
   while (hi - lo > 16) {
     let mid = lo + ((hi - lo) >> 1);
-    let x = load<u64>(p + (<usize>lo << 3));
-    let y = load<u64>(p + (<usize>mid << 3));
-    let z = load<u64>(p + (<usize>hi << 3));
+    let x = load<T>(p + (<usize>lo << alignof<T>()));
+    let y = load<T>(p + (<usize>mid << alignof<T>()));
+    let z = load<T>(p + (<usize>hi << alignof<T>()));
     let pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
     let i = lo - 1, j = hi + 1;
     for (;;) {
-      do i++; while (load<u64>(p + (<usize>i << 3)) < pivot);
-      do j--; while (load<u64>(p + (<usize>j << 3)) > pivot);
+      do i++; while (load<T>(p + (<usize>i << alignof<T>())) < pivot);
+      do j--; while (load<T>(p + (<usize>j << alignof<T>())) > pivot);
       if (i >= j) break;
-      let t = load<u64>(p + (<usize>i << 3));
-      store<u64>(p + (<usize>i << 3), load<u64>(p + (<usize>j << 3)));
-      store<u64>(p + (<usize>j << 3), t);
+      let t = load<T>(p + (<usize>i << alignof<T>()));
+      store<T>(p + (<usize>i << alignof<T>()), load<T>(p + (<usize>j << alignof<T>())));
+      store<T>(p + (<usize>j << alignof<T>()), t);
     }
     // [lo, j] <= pivot <= [j + 1, hi]
     if (j - lo < hi - j) {
-      sortU64(p, lo, j);
+      sortValues<T>(p, lo, j);
       lo = j + 1;
     } else {
-      sortU64(p, j + 1, hi);
+      sortValues<T>(p, j + 1, hi);
       hi = j;
     }
   }
-  insertionSortU64(p, lo, hi);
+  insertionSort<T>(p, lo, hi);
 }

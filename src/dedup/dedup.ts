@@ -75,7 +75,7 @@ function distinctPairs(
  * (the fingerprint's features are not the verifier's shingles). The texts are in memory already, and a window that holds every
  * candidate document builds each set once: with 32 MiB windows (VERIFY_WINDOW_BYTES, the streaming path's), 210 MB
  * of real text with 10 edited copies of each document, shuffled, rebuilt its sets in ~150 windows and verification
- * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the sets (about 1.3 bytes per byte of
+ * took 16.4 s of dedup()'s 19.6. WebAssembly memory for a full window: the sets (about 0.65 bytes per byte of
  * English text, up to twice that while they grow) and a 4 MiB chunk of UTF-8 at a time.
  */
 export const DEDUP_WINDOW_BYTES = 256 << 20;
@@ -89,7 +89,7 @@ export const dedupWindow = { bytes: DEDUP_WINDOW_BYTES };
  * cannot hold the sets, the set store's batches take the corpus. At 256 MiB, 400 MB of text with 5 to 100 edited
  * copies of each document took the store's path: 1.63–1.77 GB of RSS and 2.4–2.6 s of hashing, against 1.12–1.15 GB
  * and 1.4–1.5 s in one pass (the store copies every set out into fresh memory). Memory kept by the module afterwards:
- * the sets' high-water mark, about 1.3 bytes per byte of English text.
+ * the sets' high-water mark, about 0.65 bytes per byte of English text.
  */
 export const ONE_PASS_BYTES = 512 << 20;
 
@@ -511,8 +511,8 @@ export function dedup(texts: readonly (string | Uint8Array)[], options: DedupOpt
 }
 
 /**
- * The one pass's fingerprints and sets, or null when WebAssembly memory cannot hold the sets (about 1.3 bytes per
- * byte of English, up to 8 per string unit of text whose every character is a word): the set store's batches then
+ * The one pass's fingerprints and sets, or null when WebAssembly memory cannot hold the sets (about 0.65 bytes per
+ * byte of English, up to 4 per string unit of text whose every character is a word): the set store's batches then
  * take the corpus 16 MiB at a time, as beyond one window.
  */
 function fusedOrNull(

@@ -19,6 +19,7 @@ import { forestJoin, forestRoot } from './forest.js';
 import { type ProbePairs, probeJoinByBlock, probeJoinThreads } from './probe-join.js';
 import { PairChecks, pairFlags } from './pair-checks.js';
 import { SetStore, STORE_WINDOW_BYTES } from './set-store.js';
+import { SET_HASH_BYTES } from './shingle-sets.js';
 import { type HashResult, hashTexts } from './stream-tasks.js';
 import { type StreamOptions, hashBatches } from './stream-hash.js';
 import { firstOfEqual } from './exact-copies.js';
@@ -71,8 +72,13 @@ const PROBE_SHARE = 4;
 const CONTENT = 0;
 const TRIMMED = 2;
 const MAGIC = 'simhash-wasm/state';
-/** save()'s bytes (one block holding everything); a directory state (open, saveTo) is version 2 (state-dir.ts). */
-const VERSION = 1;
+/**
+ * save()'s bytes (one block holding everything): version 2 keeps 4-byte shingle hashes (SET_HASH_BYTES); version 1,
+ * with 8-byte ones, still loads (each hash's top half). A directory state (open, saveTo) has its own (state-dir.ts).
+ */
+const VERSION = 2;
+/** The earlier version of save()'s bytes that load() reads, and its bytes per shingle hash. */
+const WIDE_VERSION = 1;
 
 /**
  * Incremental dedup: remembers every document it has seen (fingerprint, content keys, shingle set, cluster, but not
@@ -444,9 +450,9 @@ export class Deduplicator {
     const words = this.o.bits / 64;
     const sizes = new Uint32Array(n);
     let setWords = 0;
-    const sets: BigUint64Array[] = [];
+    const sets: Uint32Array[] = [];
     for (let d = 0; d < n; d++) {
-      const set = this.o.verify ? this.sets.setOf(d) : new BigUint64Array(0);
+      const set = this.o.verify ? this.sets.setOf(d) : new Uint32Array(0);
       sets.push(set);
       sizes[d] = set.length;
       setWords += set.length;
@@ -465,7 +471,7 @@ export class Deduplicator {
       }),
     );
     const headerBytes = pad8(8 + header.length);
-    const out = new Uint8Array(stateBytes(header.length, n, words, setWords, labels.length));
+    const out = new Uint8Array(stateBytes(header.length, n, words, setWords * SET_HASH_BYTES, labels.length));
     const view = new DataView(out.buffer);
     view.setUint32(0, header.length, true);
     view.setUint32(4, VERSION, true);
@@ -481,7 +487,7 @@ export class Deduplicator {
     put(this.wordless.subarray(0, n), pad8(n));
     put(asBytes(roots), pad8(n * 4));
     put(asBytes(sizes), pad8(n * 4));
-    for (const set of sets) if (set.length > 0) put(asBytes(set), set.length * 8);
+    for (const set of sets) if (set.length > 0) put(asBytes(set), set.length * SET_HASH_BYTES);
     put(labels, pad8(labels.length));
     out.set(checksum(out.subarray(0, at)), at);
     view.setUint32(at + 16, END, true);
@@ -517,14 +523,16 @@ export class Deduplicator {
       throw fail('its header is not JSON');
     }
     if (header.magic !== MAGIC) throw fail('not a simhash-wasm state');
-    if (version !== VERSION || header.version !== VERSION)
-      throw fail(`version ${String(header.version)}, this library reads version ${VERSION}`);
+    const wide = version === WIDE_VERSION && header.version === WIDE_VERSION;
+    if (!wide && (version !== VERSION || header.version !== VERSION))
+      throw fail(`version ${String(header.version)}, this library reads versions ${WIDE_VERSION} and ${VERSION}`);
+    const hashBytes = wide ? 8 : SET_HASH_BYTES;
     checkSignature(header.options, this.signature);
     const n = Number(header.count);
     const setWords = Number(header.setWords);
     const labelBytes = Number(header.labelBytes);
     const words = this.o.bits / 64;
-    const expected = stateBytes(headerLength, n, words, setWords, labelBytes);
+    const expected = stateBytes(headerLength, n, words, setWords * hashBytes, labelBytes);
     if (
       !Number.isInteger(n) ||
       !Number.isInteger(setWords) ||
@@ -546,18 +554,16 @@ export class Deduplicator {
     this.wordless.set(take(n, pad8(n)), 0);
     const roots = new Uint32Array(take(n * 4, pad8(n * 4)).buffer);
     const sizes = new Uint32Array(take(n * 4, pad8(n * 4)).buffer);
-    const data = new BigUint64Array(take(setWords * 8).buffer);
+    const setBytes = take(setWords * hashBytes);
     const labels = JSON.parse(new TextDecoder().decode(take(labelBytes, pad8(labelBytes)))) as unknown;
     if (!Array.isArray(labels) || labels.length !== n) throw fail('its labels do not match its documents');
     this.labels = labels as string[];
     this.parent.set(roots, 0);
     this.n = n;
     if (this.o.verify) {
-      const starts = new Uint32Array(n + 1);
-      for (let q = 0; q < n; q++) starts[q + 1] = starts[q]! + sizes[q]!;
       this.store.append(
         Uint32Array.from({ length: n }, (_, q) => q),
-        { starts, data },
+        wide ? narrowedSets(sizes, setBytes) : { starts: startsOf(sizes), data: new Uint32Array(setBytes.buffer) },
       );
     }
   }
@@ -705,7 +711,7 @@ export class Deduplicator {
         keys: this.keys.subarray(from * 4, to * 4),
         wordless: this.wordless.subarray(from, to),
         labels: Array.from({ length: to - from }, (_, q) => this.labelOf(from + q)),
-        setOf: (d) => (this.o.verify ? this.sets.setOf(d) : new BigUint64Array(0)),
+        setOf: (d) => (this.o.verify ? this.sets.setOf(d) : new Uint32Array(0)),
       },
       this.signature,
     );
@@ -773,6 +779,34 @@ async function nodeFs(): Promise<NodeFs> {
   return (await import('node:fs')) as NodeFs;
 }
 
+/** Offsets of sets of these sizes, back to back: sizes.length + 1 of them. */
+function startsOf(sizes: Uint32Array): Uint32Array {
+  const starts = new Uint32Array(sizes.length + 1);
+  for (let q = 0; q < sizes.length; q++) starts[q + 1] = starts[q]! + sizes[q]!;
+  return starts;
+}
+
+/**
+ * Sets of 8-byte hashes (little-endian, back to back, of these sizes) as this version's: each hash's top 32 bits
+ * (buildShingleSets' narrowing), still sorted, with the rare repeat of two hashes sharing a top half dropped.
+ */
+export function narrowedSets(sizes: Uint32Array, bytes: Uint8Array): { starts: Uint32Array; data: Uint32Array } {
+  const halves = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  const data = new Uint32Array(halves.length / 2);
+  const starts = new Uint32Array(sizes.length + 1);
+  let from = 0;
+  let at = 0;
+  for (let q = 0; q < sizes.length; q++) {
+    for (let i = from; i < from + sizes[q]!; i++) {
+      const top = halves[2 * i + 1]!;
+      if (i === from || top !== data[at - 1]) data[at++] = top;
+    }
+    from += sizes[q]!;
+    starts[q + 1] = at;
+  }
+  return { starts, data: data.subarray(0, at) };
+}
+
 async function nodeHost(): Promise<string> {
   return (await import('node:os')).hostname();
 }
@@ -781,7 +815,7 @@ async function nodeHost(): Promise<string> {
  * The bytes of a state: header, then fingerprints, keys (4 words), wordless flags, roots and set sizes (u32), sets,
  * labels (JSON), each section padded to 8 bytes, then the trailer.
  */
-function stateBytes(headerLength: number, n: number, words: number, setWords: number, labelBytes: number): number {
+function stateBytes(headerLength: number, n: number, words: number, setBytes: number, labelBytes: number): number {
   return (
     pad8(8 + headerLength) +
     n * words * 8 +
@@ -789,7 +823,7 @@ function stateBytes(headerLength: number, n: number, words: number, setWords: nu
     pad8(n) +
     pad8(n * 4) +
     pad8(n * 4) +
-    setWords * 8 +
+    setBytes +
     pad8(labelBytes) +
     TRAILER
   );

@@ -6,12 +6,13 @@ import type { VerifyOptions } from './verify-pairs.js';
 
 /**
  * The largest document, in UTF-8 bytes, that dedup, dedupStream and Deduplicator verify (64 MiB). The set builder
- * (assembly/verify-pairs.ts, buildShingleSets) starts a document only with room for two 8-byte words per byte of it
- * (its shingles, then the sort's buckets), beside its UTF-8 and the tokenizer's scratch of twice that: 19 bytes of
- * WebAssembly memory per byte, whatever the text. A 200 MiB document failed with "cannot allocate 3355443232 bytes"
- * (the 16 per byte alone). Measured at this size, in one dedup() call: one document 1.19 GiB at the peak, three
- * 1.45 GiB; two of random CJK characters (all-distinct shingles, sets larger than the builder's estimate, so its room
- * grows with the old block alive) 2.65 GiB. At 128 MiB that last case would pass 4 GiB.
+ * (assembly/verify-pairs.ts, buildShingleSets) starts a document only with room for an 8-byte hash per byte of it
+ * (its shingles' 64-bit hashes, then in place their 4-byte halves and the sort's scratch), beside its UTF-8 and the
+ * tokenizer's scratch of twice that: 11 bytes of WebAssembly memory per byte, whatever the text (19 when the room
+ * was two 8-byte words per byte). A 200 MiB document failed with "cannot allocate 3355443232 bytes" (16 per byte
+ * then). Measured at this size with 19 per byte, in one dedup() call: one document 1.19 GiB at the peak, three
+ * 1.45 GiB; two of random CJK characters (all-distinct shingles, sets larger than the builder's estimate, so its
+ * room grows with the old block alive) 2.65 GiB. At 128 MiB that last case would have passed 4 GiB.
  */
 export const MAX_VERIFIED_DOCUMENT_BYTES = 64 << 20;
 
@@ -29,7 +30,7 @@ export function checkDocumentSize(text: string | Uint8Array, name: string, verif
   if (verified) {
     throw new RangeError(
       `${name} has ${size} bytes of UTF-8, more than the ${limit} (64 MiB, MAX_VERIFIED_DOCUMENT_BYTES) that dedup ` +
-        'can verify: building its shingle set takes about 19 bytes of WebAssembly memory per byte. With verify: ' +
+        'can verify: building its shingle set takes about 11 bytes of WebAssembly memory per byte. With verify: ' +
         `false a document may have up to ${MAX_DOCUMENT_BYTES} (1 GiB, MAX_DOCUMENT_BYTES)`,
     );
   }

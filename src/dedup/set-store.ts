@@ -11,7 +11,7 @@
 // thread), and are 0.2 M reads of about 30 KB sorted.
 import type { Runtime } from '../runtime/wasm.js';
 import { align16, regions } from '../runtime/marshal.js';
-import { type BuiltSets, type CopiedSets, verifyRegions } from './shingle-sets.js';
+import { type BuiltSets, type CopiedSets, SET_HASH_BYTES as HASH, verifyRegions } from './shingle-sets.js';
 import { sortedByKey } from './dedup-groups.js';
 import type { SetSource } from './pair-checks.js';
 
@@ -47,15 +47,20 @@ export function setMemoryBytes(threads: number): number {
 const SPILL_BACKLOG_BYTES = 64 << 20;
 
 /**
- * SpillLayout's gapWords and spanWords by default: a read costs about 5 µs and 0.25 s per GB from the page cache.
- * On 2 GB of edited copies, verification made 340 k reads of 15 KB on average (3.1 s of the calling thread); with
- * gaps of up to 16 KB read through, 163 k reads of 8.8 GB in all (gaps of 64 KB: 90 k reads of 11.3 GB, no faster).
+ * SpillLayout's gapWords and spanWords by default (in hashes: 16 KiB and 1 MiB): a read costs about 5 µs and 0.25 s
+ * per GB from the page cache. On 2 GB of edited copies (8-byte hashes then), verification made 340 k reads of 15 KB
+ * on average (3.1 s of the calling thread); with gaps of up to 16 KB read through, 163 k reads of 8.8 GB in all
+ * (gaps of 64 KB: 90 k reads of 11.3 GB, no faster).
  */
-const FILE_GAP_WORDS = 2 << 10;
-const FILE_SPAN_WORDS = 128 << 10;
+const FILE_GAP_WORDS = (16 << 10) / HASH;
+const FILE_SPAN_WORDS = (1 << 20) / HASH;
 
-/** Bytes of sets per verification window read from the store. */
-export const STORE_WINDOW_BYTES = 128 << 20;
+/**
+ * Bytes of sets per verification window read from the store. 64 MiB holds as many documents' sets as 128 MiB did
+ * with 8-byte hashes: on 2 GB of edited copies, windows of 128 MiB of 4-byte hashes took 1.04 GB of peak memory
+ * against 0.83 GB, for no gain in time (19.1 s against 17.9 s, medians of 4 runs in turn).
+ */
+export const STORE_WINDOW_BYTES = 64 << 20;
 
 /** How the spill file is cut up (tests make it small). */
 export interface SpillLayout {
@@ -66,7 +71,7 @@ export interface SpillLayout {
   /** Most bytes of a bucket sorted at once by arrange (a longer bucket is sorted in pieces of whole sets). */
   arrangeBytes: number;
   /**
-   * A window's spilled sets are read in spans: sets at most gapWords apart in the file (u64 words) in one read with
+   * A window's spilled sets are read in spans: sets at most gapWords apart in the file (in hashes) in one read with
    * the sets between them, up to spanWords in all (a set longer than that alone). Default FILE_GAP_WORDS and
    * FILE_SPAN_WORDS.
    */
@@ -91,13 +96,13 @@ interface Bucket {
 }
 
 interface Chunk {
-  /** Position (in u64) of data[0] in the store's sequence. */
+  /** Position (in hashes) of data[0] in the store's sequence. */
   start: number;
-  data: BigUint64Array;
+  data: Uint32Array;
 }
 
 export class SetStore implements SetSource {
-  /** Each document's set: its position in the store's sequence of u64 and its size; by document index. */
+  /** Each document's set: its position in the store's sequence of hashes and its size; by document index. */
   private pos = new Float64Array(1024);
   private size = new Uint32Array(1024);
   private total = 0;
@@ -145,10 +150,10 @@ export class SetStore implements SetSource {
 
   /** Bytes of sets stored, and how many of them went to the file. */
   get bytes(): number {
-    return this.total * 8;
+    return this.total * HASH;
   }
   get spilledBytes(): number {
-    return this.spilledFrom === Infinity ? 0 : (this.total - this.spilledFrom) * 8;
+    return this.spilledFrom === Infinity ? 0 : (this.total - this.spilledFrom) * HASH;
   }
 
   /**
@@ -189,7 +194,7 @@ export class SetStore implements SetSource {
       // Until arranged, a spilled set's position is its place in its bucket, in bytes.
       this.pos[d] = bucket.bytes;
       bucket.docs = pushed(bucket.docs, bucket.count++, d);
-      this.fillBucket(bucket, bytes.subarray(sets.starts[q]! * 8, sets.starts[q + 1]! * 8));
+      this.fillBucket(bucket, bytes.subarray(sets.starts[q]! * HASH, sets.starts[q + 1]! * HASH));
     }
     this.total += data.length;
     return false;
@@ -332,9 +337,9 @@ export class SetStore implements SetSource {
     const docs = bucket.docs.subarray(0, bucket.count);
     for (let i = 0; i < docs.length; ) {
       const from = pos[docs[i]!]!;
-      let end = from + size[docs[i]!]! * 8;
+      let end = from + size[docs[i]!]! * HASH;
       let j = i + 1;
-      while (j < docs.length && end + size[docs[j]!]! * 8 - from <= input.length) end += size[docs[j++]!]! * 8;
+      while (j < docs.length && end + size[docs[j]!]! * HASH - from <= input.length) end += size[docs[j++]!]! * HASH;
       const piece = docs.subarray(i, j);
       if (piece.length > 1) {
         this.readFile(input.subarray(0, end - from), bucketStart + from);
@@ -342,7 +347,7 @@ export class SetStore implements SetSource {
         const out = await output();
         let at = 0;
         for (const d of sorted) {
-          const n = size[d]! * 8;
+          const n = size[d]! * HASH;
           out.bytes.set(input.subarray(pos[d]! - from, pos[d]! - from + n), at);
           pos[d] = from + at;
           at += n;
@@ -350,7 +355,7 @@ export class SetStore implements SetSource {
         piece.set(sorted);
         out.written(this.writeFile(out.bytes.subarray(0, end - from), bucketStart + from));
       }
-      for (const d of piece) pos[d] = this.spilledFrom + (bucketStart + pos[d]!) / 8;
+      for (const d of piece) pos[d] = this.spilledFrom + (bucketStart + pos[d]!) / HASH;
       i = j;
     }
   }
@@ -414,7 +419,7 @@ export class SetStore implements SetSource {
   }
 
   cost(d: number): number {
-    return 8 * this.size[d]! + 16;
+    return HASH * this.size[d]! + 16;
   }
 
   /** The sets of `docs`, reordered into store order, back to back in WebAssembly memory. */
@@ -441,9 +446,9 @@ export class SetStore implements SetSource {
     const owned = verifyRegions(rt.heap);
     owned.setsOwner = null; // whatever was there before is overwritten now
     // Room past the sets for one read's gaps (below).
-    const sets = owned.sets.reserve(words * 8 + 16 + (this.spill ? this.spanWords * 8 : 0));
+    const sets = owned.sets.reserve(words * HASH + 16 + (this.spill ? this.spanWords * HASH : 0));
     const u32 = rt.heap.u32;
-    const base = sets >>> 3;
+    const base = sets >>> 2;
     // Sets that follow each other in the store, all in one memory chunk or all in the file, move as one run: one
     // copy, or one read.
     let at = 0;
@@ -478,9 +483,9 @@ export class SetStore implements SetSource {
 
   /**
    * Reads the spilled sets of docs[q], docs[q + 1], … that lie within spanWords of docs[q]'s in the file, with
-   * the sets between them that are not asked for, in one read to u64 index base + at; then moves each set asked for
+   * the sets between them that are not asked for, in one read to u32 index base + at; then moves each set asked for
    * down to its place, back to back (each moves towards the start, in order, so none is overwritten before it moves).
-   * Writes their starts (u64 offsets from base), and the next one's, and returns the next q.
+   * Writes their starts (offsets from base, in hashes), and the next one's, and returns the next q.
    */
   private readSpan(rt: Runtime, docs: number[], q: number, base: number, at: number, starts: number): number {
     const { pos, size } = this;
@@ -497,15 +502,14 @@ export class SetStore implements SetSource {
       pos[docs[q]!]! + size[docs[q]!]! - from <= this.spanWords
     );
     const to = base + at;
-    this.readFile(rt.heap.u8.subarray(to * 8, (to + end - from) * 8), (from - this.spilledFrom) * 8);
+    this.readFile(rt.heap.u8.subarray(to * HASH, (to + end - from) * HASH), (from - this.spilledFrom) * HASH);
     const u32 = rt.heap.u32;
-    const u64 = rt.heap.u64;
     let next = at;
     for (let r = first; r < q; r++) {
       const d = docs[r]!;
       u32[(starts >>> 2) + r] = next;
       const src = to + (pos[d]! - from);
-      if (src !== base + next) u64.copyWithin(base + next, src, src + size[d]!);
+      if (src !== base + next) u32.copyWithin(base + next, src, src + size[d]!);
       next += size[d]!;
     }
     u32[(starts >>> 2) + q] = next;
@@ -513,11 +517,11 @@ export class SetStore implements SetSource {
   }
 
   /** Document d's set (a view; memory-only stores, as the Deduplicator's). */
-  setOf(d: number): BigUint64Array {
+  setOf(d: number): Uint32Array {
     const p = this.pos[d]!;
     if (this.spilledFrom !== Infinity) throw new Error('internal: SetStore.setOf on a store with a spill file');
     const n = this.size[d]!;
-    if (n === 0) return new BigUint64Array(0);
+    if (n === 0) return new Uint32Array(0);
     const c = this.chunks[this.chunkAt(p)]!;
     return c.data.subarray(p - c.start, p - c.start + n);
   }
@@ -529,15 +533,15 @@ export class SetStore implements SetSource {
     return c.start + c.data.length;
   }
 
-  /** Copies the sets at positions from..end (one memory chunk, or the file) to u64 index `to` of WebAssembly memory. */
+  /** Copies the sets at positions from..end (one memory chunk, or the file) to u32 index `to` of WebAssembly memory. */
   private copyRun(rt: Runtime, from: number, end: number, to: number): void {
     if (end === from) return;
     if (from >= this.spilledFrom) {
-      this.readFile(rt.heap.u8.subarray(to * 8, (to + end - from) * 8), (from - this.spilledFrom) * 8);
+      this.readFile(rt.heap.u8.subarray(to * HASH, (to + end - from) * HASH), (from - this.spilledFrom) * HASH);
       return;
     }
     const c = this.chunks[this.chunkAt(from)]!;
-    rt.heap.u64.set(c.data.subarray(from - c.start, end - c.start), to);
+    rt.heap.u32.set(c.data.subarray(from - c.start, end - c.start), to);
   }
 
   /** The memory chunk holding position p (p below spilledFrom). */

@@ -94,7 +94,7 @@ export function shinglesOfWords(w: readonly string[], width: number): Set<string
   return out;
 }
 
-/** The sorted, distinct XXH3 hashes of a text's word shingles: the exact verifier's per-document set. */
+/** The sorted, distinct 64-bit hashes of a text's word shingles (dedup's verifier keeps the top 32 bits of each). */
 export function shingleHashes(text: string | Uint8Array, width = 3): BigUint64Array {
   if (typeof text !== 'string' && !(text instanceof Uint8Array))
     throw new TypeError(`text must be a string or a Uint8Array, got ${show(text)}`);

@@ -13,7 +13,7 @@ import { MODE_SHINGLES, SPEC_V2 } from '../fingerprint/modes.shared.js';
  * Text size (string lengths or bytes) of the documents sent to WebAssembly per window. A pair is tested only when
  * both its documents are in one window, so a document in pairs of several windows is tokenized once per window:
  * the candidates of a corpus up to this size take one window (measured: 8 MiB windows tokenized the bench's 25 MB
- * corpus about 10 times over). Memory: the sets, about 1.3 bytes per byte of English text, and the UTF-8 (1 to 3
+ * corpus about 10 times over). Memory: the sets, about 0.65 bytes per byte of English text, and the UTF-8 (1 to 3
  * bytes per string unit) of a PASS_CHUNK_BYTES chunk at a time.
  */
 export const VERIFY_WINDOW_BYTES = 32 << 20;
@@ -62,6 +62,7 @@ export interface VerifyKernels {
     bits: number,
     out: number,
     counts: number,
+    hashBytes: number,
   ): number;
   testShingleSets(
     sets: number,
@@ -137,7 +138,16 @@ export function verifyRegions(heap: Heap): VerifyRegions {
   return r;
 }
 
-/** Where one window's sets lie: document d's at u64 index starts[d]..starts[d+1] from `sets` (byte pointers). */
+/**
+ * Bytes of a hash in the verifier's sets: each shingle hash's top 32 bits (assembly/verify-pairs.ts,
+ * buildShingleSets). Half the bytes of the 64-bit hashes to sort, keep, spill, read back and merge; two different
+ * shingles of a pair of sets of sizes m and n share a value with odds of about m·n / 2^32 (one pair in 500 of
+ * documents of 3,000 shingles), and such a match adds one common shingle to that pair (its Jaccard moves by less
+ * than 0.001). On 2 GB of edited copies: 17.9 s against 20.8 s for the run, the same clusters.
+ */
+export const SET_HASH_BYTES = 4;
+
+/** Where one window's sets lie: document d's at u32 index starts[d]..starts[d+1] from `sets` (byte pointers). */
 export interface BuiltSets {
   sets: number;
   starts: number;
@@ -164,6 +174,7 @@ function buildPass(
   bits: 64 | 128 | 0,
   owner: object | null,
   chunkBytes = PASS_CHUNK_BYTES,
+  hashBytes: 4 | 8 = SET_HASH_BYTES,
 ): BuiltPass {
   const { heap } = rt;
   const r = regions(rt);
@@ -181,13 +192,16 @@ function buildPass(
   const owned = verifyRegions(heap);
   owned.setsOwner = owner; // whatever was there before is overwritten now
   const region = owned.sets;
-  // The kernel starts a document only with two words per byte of it free: the largest one's room from the start,
-  // and the others' sets at 2 bytes per byte (English takes about 1.3). Grown for that document instead, the room
-  // doubled past it, with the old block kept while its sets moved: two 64 MiB documents took 3.44 GiB, now 1.33.
+  // The kernel starts a document only with 8 bytes per byte of it free (its 64-bit hashes; then, narrowed in place,
+  // the 4-byte ones and the sort's scratch; 16 bytes with 8-byte hashes): the largest one's room from the start, and
+  // the others' sets at a byte per byte of text (two with 8-byte hashes; English takes about 0.65 in 4-byte ones).
+  // Grown for that document instead, the room doubled past it, with the old block kept while its sets moved: two
+  // 64 MiB documents took 3.44 GiB, then 1.33 (with 8-byte hashes). Capacity in u32.
   let longestDoc = 0;
   for (const d of docs) longestDoc = Math.max(longestDoc, d.length);
-  let capacity = Math.ceil((size - longestDoc) / 4) + 2 * (longestDoc + 1) + count + 2;
-  let sets = region.reserve(capacity * 8);
+  const per = hashBytes / 4; // u32 words per hash
+  let capacity = Math.ceil(((size - longestDoc) * per) / 4) + 2 * per * (longestDoc + 1) + per * (count + 2);
+  let sets = region.reserve(capacity * 4);
   // Text after each document: when a document does not fit, room for it and for what follows at the same rate.
   const after = new Float64Array(count + 1);
   for (let d = count - 1; d >= 0; d--) after[d] = after[d + 1]! + docs[d]!.length;
@@ -219,14 +233,15 @@ function buildPass(
         bits,
         bits === 0 ? 0 : out + first * stride,
         bits === 0 ? 0 : counts + first * 8,
+        hashBytes,
       );
       if (done === last - first) break;
-      // A document is started with room for twice its bytes + 1 (its shingles, then the sort's scratch). Doubling
-      // past what is left to build would only raise the peak (the old block lives until the sets move).
-      const used = heap.u32[(starts >>> 2) + first + done]!;
-      const need = used + 2 * longest + 2;
-      capacity = Math.max(need, Math.min(2 * capacity, need + Math.ceil(after[first + done + 1]! / 4)));
-      sets = region.reserve(capacity * 8, used * 8);
+      // A document is started with 2 u32 of room per byte + 1 (4 with 8-byte hashes). Doubling past what is left
+      // to build would only raise the peak (the old block lives until the sets move).
+      const used = heap.u32[(starts >>> 2) + first + done]! * per;
+      const need = used + 2 * per * (longest + 1);
+      capacity = Math.max(need, Math.min(2 * capacity, need + Math.ceil((after[first + done + 1]! * per) / 4)));
+      sets = region.reserve(capacity * 4, used * 4);
     }
   }
   return { sets, starts, count, out, counts };
@@ -315,8 +330,8 @@ export function fingerprintWithSets(
 }
 
 /**
- * The sorted distinct shingle hashes of each text (the verifier's per-document sets), built in windows of about
- * `windowBytes`: the exact verifier's data, for createVerifier and the evaluation.
+ * The sorted distinct 64-bit shingle hashes of each text, built in windows of about `windowBytes`: createVerifier's
+ * and shingleHashes' data (dedup's verifier keeps their top 32 bits: SET_HASH_BYTES).
  */
 export function shingleSets(
   texts: readonly (string | Uint8Array)[],
@@ -330,7 +345,7 @@ export function shingleSets(
     texts.map((t) => t.length),
     windowBytes,
   )) {
-    const { sets, starts } = buildSets(rt, texts.slice(first, last), width, chunkBytes);
+    const { sets, starts } = buildPass(rt, texts.slice(first, last), width, 0, null, chunkBytes, 8);
     const u32 = rt.heap.u32;
     const u64 = rt.heap.u64;
     for (let d = 0; d < last - first; d++) {
@@ -345,7 +360,7 @@ export function shingleSets(
 /**
  * The kernel's scratch for the sets' histograms (assembly/verify-pairs.ts: an upper bound on a pair's common
  * shingles that rejects most pairs without a merge), or 0 where it has none (the scalar build, only small sets).
- * About 256 bytes per set of 32 shingles or more: at most what those sets take themselves.
+ * 512 bytes per set of 32 shingles or more (set sizes are only known once the sets are built).
  */
 export function histogramsFor(rt: Runtime, { starts, count }: BuiltSets): number {
   const bytes = verifyKernels(rt).histogramBytes(starts, count);
@@ -354,10 +369,10 @@ export function histogramsFor(rt: Runtime, { starts, count }: BuiltSets): number
 
 /** Shingle sets copied out of WebAssembly memory: document d's set is data[starts[d]..starts[d + 1]). */
 export interface CopiedSets {
-  /** Where each document's set begins in `data`, plus its end: documents + 1 offsets, in u64 words. */
+  /** Where each document's set begins in `data`, plus its end: documents + 1 offsets, in hashes. */
   starts: Uint32Array;
-  /** Every document's sorted distinct 64-bit shingle hashes, one set after another. */
-  data: BigUint64Array;
+  /** Every document's sorted distinct 32-bit shingle hashes (SET_HASH_BYTES), one set after another. */
+  data: Uint32Array;
 }
 
 /** A buffer handed back for the next batch's sets (null: none yet); see copiedSets. */
@@ -384,14 +399,12 @@ export function copiedSets(
   const { sets, starts, out, counts } = buildPass(rt, texts, width, bits, null);
   const { heap } = rt;
   const copiedStarts = heap.u32.slice(starts >>> 2, (starts >>> 2) + count + 1);
-  const words64 = copiedStarts[count]!;
+  const hashes = copiedStarts[count]!;
   const spare = reuse?.spare;
   const buffer =
-    spare && spare.byteLength >= words64 * 8
-      ? spare
-      : new ArrayBuffer((reuse ? Math.ceil(words64 * 1.25) : words64) * 8);
-  const data = new BigUint64Array(buffer, 0, words64);
-  data.set(heap.u64.subarray(sets >>> 3, (sets >>> 3) + words64));
+    spare && spare.byteLength >= hashes * 4 ? spare : new ArrayBuffer((reuse ? Math.ceil(hashes * 1.25) : hashes) * 4);
+  const data = new Uint32Array(buffer, 0, hashes);
+  data.set(heap.u32.subarray(sets >>> 2, (sets >>> 2) + hashes));
   const words = bits / 64;
   return {
     sets: { starts: copiedStarts, data },

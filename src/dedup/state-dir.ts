@@ -18,14 +18,17 @@ import { align16, regions } from '../runtime/marshal.js';
 import { contentHashes } from './exact-copies.js';
 import type { SetSource } from './pair-checks.js';
 import type { SetStore } from './set-store.js';
-import { type BuiltSets, verifyRegions } from './shingle-sets.js';
+import { type BuiltSets, SET_HASH_BYTES as HASH, verifyRegions } from './shingle-sets.js';
 
 export type NodeFs = typeof FS;
 
 export const STATE_MAGIC = 'simhash-wasm/state';
 const SEGMENT_MAGIC = 'simhash-wasm/state-segment';
-/** Version 1: one state.bin holding everything (save()'s bytes). Version 2: a manifest and segments. */
-export const DIR_VERSION = 2;
+/**
+ * Version 1: one state.bin holding everything (save()'s bytes). Version 2: a manifest and segments. Version 3: the
+ * same, with 4-byte shingle hashes in the sets (SET_HASH_BYTES).
+ */
+export const DIR_VERSION = 3;
 export const MANIFEST = 'manifest.bin';
 /** The single-file state of version 1, converted by the first run that commits a directory state. */
 export const LEGACY_STATE = 'state.bin';
@@ -136,6 +139,11 @@ function readHeader(
     throw fail(`${what}: its header is not JSON`);
   }
   if (json.magic !== magic) throw fail(`${what} is not a simhash-wasm state`);
+  if (json.version === 2 && version === 2)
+    throw fail(
+      `${what} is version 2, with 8-byte shingle hashes; this library reads version ${DIR_VERSION} (4-byte ones): ` +
+        'remove the folder and run over the corpus again to rebuild it',
+    );
   if (version !== DIR_VERSION || json.version !== DIR_VERSION)
     throw fail(`${what} is version ${String(json.version)}, this library reads version ${DIR_VERSION}`);
   checkSignature(json.options as Record<string, unknown> | undefined, signature);
@@ -339,7 +347,7 @@ export interface SegmentParts {
   wordless: Uint8Array;
   labels: readonly string[];
   /** Document d's set (d from first to first + count - 1). */
-  setOf: (d: number) => BigUint64Array;
+  setOf: (d: number) => Uint32Array;
 }
 
 const asBytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
@@ -403,7 +411,7 @@ export async function writeSegment(
     const set = parts.setOf(first + q);
     sizes[q] = set.length;
     setWords += set.length;
-    const [a, b] = setChecksum(new Uint32Array(set.buffer, set.byteOffset, set.length * 2), 0, set.length * 2);
+    const [a, b] = setChecksum(set, 0, set.length);
     sums[q * 2] = a;
     sums[q * 2 + 1] = b;
   }
@@ -597,7 +605,7 @@ export function openSegment(
     if (n !== entry.count || h.first !== entry.first || !Number.isInteger(labelBytes) || !Number.isInteger(setWords))
       throw fail(`${what} does not hold the documents the manifest says (damaged)`);
     const metaLength = metaBytes(h.headerBytes, n, words, labelBytes);
-    if (metaLength + setWords * 8 !== size)
+    if (metaLength + setWords * HASH !== size)
       throw fail(`${what} is ${size} bytes where its header says otherwise (damaged)`);
     const meta = new Uint8Array(metaLength);
     readAt(fs, fd, meta, 0, what);
@@ -635,7 +643,7 @@ export function openSegment(
  * checked), and of the documents added since (from `from` on), from the in-memory store: one SetSource for both.
  */
 export class LayeredSets implements SetSource {
-  /** Segment documents: each one's segment, byte position in its file, size (u64 words) and checksum. */
+  /** Segment documents: each one's segment, byte position in its file, size (in hashes) and checksum. */
   private readonly segOf: Uint32Array;
   private readonly pos: Float64Array;
   private readonly size: Uint32Array;
@@ -662,22 +670,22 @@ export class LayeredSets implements SetSource {
         this.segOf[d] = s;
         this.pos[d] = at;
         this.size[d] = m.sizes[q]!;
-        at += m.sizes[q]! * 8;
+        at += m.sizes[q]! * HASH;
       }
       this.sums.set(m.sums, (d - m.sizes.length) * 2);
     });
   }
 
   cost(d: number): number {
-    return d < this.from ? 8 * this.size[d]! + 16 : this.store.cost(d);
+    return d < this.from ? HASH * this.size[d]! + 16 : this.store.cost(d);
   }
 
   /** Document d's set: a view of the store's, or a checked copy read from its segment. */
-  setOf(d: number): BigUint64Array {
+  setOf(d: number): Uint32Array {
     if (d >= this.from) return this.store.setOf(d);
-    const out = new BigUint64Array(this.size[d]!);
+    const out = new Uint32Array(this.size[d]!);
     this.readRun(d, new Uint8Array(out.buffer));
-    this.check(d, new Uint32Array(out.buffer), 0);
+    this.check(d, out, 0);
     return out;
   }
 
@@ -690,16 +698,16 @@ export class LayeredSets implements SetSource {
     const starts = regions(rt).work.reserve(align16((count + 1) * 4));
     const owned = verifyRegions(rt.heap);
     owned.setsOwner = null; // whatever was there before is overwritten now
-    const sets = owned.sets.reserve(words * 8 + 16);
-    const { u32, u64, u8 } = rt.heap; // after the reserves, which may grow memory
-    const base = sets >>> 3;
+    const sets = owned.sets.reserve(words * HASH + 16);
+    const { u32, u8 } = rt.heap; // after the reserves, which may grow memory
+    const base = sets >>> 2;
     let at = 0;
     for (let q = 0; q < count; ) {
       const d = docs[q]!;
       u32[(starts >>> 2) + q] = at;
       if (d >= this.from) {
         const set = this.store.setOf(d);
-        u64.set(set, base + at);
+        u32.set(set, base + at);
         at += set.length;
         q++;
         continue;
@@ -715,10 +723,10 @@ export class LayeredSets implements SetSource {
         end++;
       let run = 0;
       for (let r = q; r < end; r++) run += this.size[docs[r]!]!;
-      this.readRun(d, u8.subarray((base + at) * 8, (base + at + run) * 8));
+      this.readRun(d, u8.subarray((base + at) * HASH, (base + at + run) * HASH));
       for (let r = q; r < end; r++) {
         u32[(starts >>> 2) + r] = at;
-        this.check(docs[r]!, u32, (base + at) * 2);
+        this.check(docs[r]!, u32, base + at);
         at += this.size[docs[r]!]!;
       }
       q = end;
@@ -736,7 +744,7 @@ export class LayeredSets implements SetSource {
 
   /** Refuses a set read back that does not match its checksum. */
   private check(d: number, u32: Uint32Array, at: number): void {
-    const [a, b] = setChecksum(u32, at, at + this.size[d]! * 2);
+    const [a, b] = setChecksum(u32, at, at + this.size[d]!);
     if (a !== this.sums[d * 2] || b !== this.sums[d * 2 + 1])
       throw fail(
         `segment ${this.names[this.segOf[d]!]}: the shingle set of document ${d} does not match its checksum (damaged)`,

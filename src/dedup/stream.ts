@@ -54,7 +54,7 @@ export interface DedupStreamOptions extends DedupOptions, StreamOptions {
   /** Bytes of documents (by their `length`) read again per batch (default 32 MiB). */
   verifyBatchBytes?: number;
   /**
-   * Bytes of shingle sets (about 1.3 per byte of English text) kept in memory for verification (default 256 MiB,
+   * Bytes of shingle sets (about 0.65 per byte of English text) kept in memory for verification (default 256 MiB,
    * less 64 MiB per thread beyond the first, at least 64 MiB: what each worker takes); in Node the rest go to a
    * temporary file, read back a window at a time.
    */

@@ -1,7 +1,8 @@
 // dedup --state DIR: a corpus deduplicated in two runs keeps, of the second run's documents, exactly what one run
 // over both keeps (byte for byte in --output); a state made with other options or damaged is refused; a run killed
 // at any moment (writing its segment or the manifest included) leaves a state that loads and holds either the
-// earlier runs, deciding as before, or this one too; a version 1 state.bin is converted by the next run.
+// earlier runs, deciding as before, or this one too; a state.bin (one file, save()'s bytes) is converted by the next
+// run.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -204,21 +205,21 @@ process.stdout.write('saved ' + (performance.now() - t0) + '\\n');
     expect(outcomes.has(half)).toBe(true);
   }, 180_000);
 
-  it('converts a version 1 state.bin (one file, as earlier versions wrote it) and decides as a new state', async () => {
+  it('converts a state.bin (one file, as earlier versions wrote it) and decides as a new state', async () => {
     const all = lines(24, 200);
     const half = all.length >> 1;
     const a = write('va.jsonl', all.slice(0, half));
     const b = write('vb.jsonl', all.slice(half));
-    const fresh = path.join(dir, 'state-v2');
+    const fresh = path.join(dir, 'state-fresh');
     expect(runCli(['dedup', '--jsonl', a, '--state', fresh]).code).toBe(0);
     const want = runCli(['dedup', '--jsonl', b, '--state', fresh, '--output', '-']);
-    // A version 1 state of the same documents, labelled as the command line labels them.
+    // A one-file state of the same documents, labelled as the command line labels them.
     const old = new Deduplicator();
     old.add(
       all.slice(0, half).map((l) => JSON.parse(l).text),
       all.slice(0, half).map((l) => JSON.stringify(JSON.parse(l).id)),
     );
-    const legacy = path.join(dir, 'state-v1');
+    const legacy = path.join(dir, 'state-file');
     fs.mkdirSync(legacy);
     fs.writeFileSync(path.join(legacy, 'state.bin'), old.save());
     const got = runCli(['dedup', '--jsonl', b, '--state', legacy, '--output', '-']);

@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { Deduplicator } from '../../src/dedup/deduplicator.js';
 import { probeBlocks } from '../../src/dedup/probe-join.js';
+import { TRAILER, checksum, pad8 } from '../../src/dedup/state-dir.js';
 import { rng } from '../reference.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'simhash-deduplicator-'));
@@ -270,7 +271,7 @@ describe('Deduplicator', () => {
     again.close();
   });
 
-  it('opens a version 1 state.bin (save()) and converts it when it saves', async () => {
+  it("opens a state.bin (save()'s bytes, as the command line once wrote them) and converts it when it saves", async () => {
     const docs = corpus(37, 80);
     const half = docs.length >> 1;
     const dir = newDir();
@@ -290,6 +291,48 @@ describe('Deduplicator', () => {
     const reopened = await Deduplicator.open(dir);
     expect(reopened.count).toBe(docs.length);
     reopened.close();
+  });
+
+  it('refuses a directory state of version 2 (8-byte shingle hashes), saying how to rebuild it', async () => {
+    const dir = newDir();
+    const d = new Deduplicator();
+    d.add(corpus(40, 10));
+    await d.saveTo(dir);
+    d.close();
+    const manifest = path.join(dir, 'manifest.bin');
+    const bytes = fs.readFileSync(manifest);
+    const text = bytes.toString('latin1');
+    expect(text).toContain('"version":3');
+    const old = Buffer.from(text.replace('"version":3', '"version":2'), 'latin1');
+    old.writeUInt32LE(2, 4);
+    fs.writeFileSync(manifest, old);
+    await expect(Deduplicator.open(dir)).rejects.toThrow(
+      /manifest\.bin is version 2, with 8-byte shingle hashes; this library reads version 3 .*remove the folder/,
+    );
+    // Left as it was, and loadable once restored.
+    expect(fs.readFileSync(manifest).equals(old)).toBe(true);
+    fs.writeFileSync(manifest, bytes);
+    const again = await Deduplicator.open(dir);
+    expect(again.count).toBe(d.count);
+    again.close();
+  });
+
+  it("loads save()'s version 1 bytes (8-byte shingle hashes), written here from the documented layout", () => {
+    const docs = corpus(39, 80);
+    const half = docs.length >> 1;
+    const d = new Deduplicator();
+    d.add(docs.slice(0, half));
+    const v2 = d.save();
+    const v1 = widenedState(v2);
+    const fromV1 = Deduplicator.load(v1);
+    // Each 8-byte hash's top half is the 4-byte one (two that share it, as one set holds here, count once): the
+    // state saves again as version 2 byte for byte, and decides the rest as the version 2 state does.
+    expect(Buffer.from(fromV1.save()).equals(Buffer.from(v2))).toBe(true);
+    const rest = docs.slice(half);
+    expect(fromV1.add(rest).duplicateOf).toEqual(Deduplicator.load(v2).add(rest).duplicateOf);
+    const damaged = v1.slice();
+    damaged[damaged.length - 40]! ^= 1;
+    expect(() => Deduplicator.load(damaged)).toThrow(/checksum does not match/);
   });
 
   it('locks a directory state until close(): a second user fails naming the holder; a stale lock is taken over', async () => {
@@ -359,3 +402,60 @@ describe('Deduplicator', () => {
 });
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * save()'s bytes of version 2 as version 1 wrote them (the layout of Deduplicator.save: a header of u32 length, u32
+ * version and JSON; fingerprints, keys, wordless flags, roots, set sizes, sets, labels, each padded to 8 bytes; a
+ * 16-byte checksum and "SHAS"): each 4-byte hash h as the 8-byte h·2^32 + low, lows ascending within a set; the
+ * first set of 2 or more also gets a second hash of its first hash's top half, as two shingles sharing it would.
+ */
+function widenedState(v2: Uint8Array): Uint8Array {
+  const view = new DataView(v2.buffer, v2.byteOffset, v2.byteLength);
+  const headerLength = view.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(v2.subarray(8, 8 + headerLength)));
+  const n = header.count as number;
+  const words = 1;
+  let at = pad8(8 + headerLength);
+  const fixed = n * words * 8 + n * 32 + pad8(n) + pad8(n * 4);
+  const sizesAt = at + fixed;
+  const sizes = new Uint32Array(v2.slice(sizesAt, sizesAt + n * 4).buffer);
+  const setsAt = sizesAt + pad8(n * 4);
+  const narrow = new Uint32Array(v2.slice(setsAt, setsAt + header.setWords * 4).buffer);
+  const labels = v2.subarray(setsAt + header.setWords * 4, v2.length - TRAILER);
+  const wide: bigint[] = [];
+  const wideSizes = sizes.slice();
+  let from = 0;
+  let doubled = false;
+  for (let q = 0; q < n; q++) {
+    for (let i = from; i < from + sizes[q]!; i++) {
+      wide.push((BigInt(narrow[i]!) << 32n) | BigInt(i * 7));
+      if (!doubled && i === from && sizes[q]! >= 2) {
+        wide.push((BigInt(narrow[i]!) << 32n) | BigInt(i * 7 + 1));
+        wideSizes[q]! += 1;
+        doubled = true;
+      }
+    }
+    from += sizes[q]!;
+  }
+  expect(doubled).toBe(true);
+  const head = new TextEncoder().encode(JSON.stringify({ ...header, version: 1, setWords: wide.length }));
+  const headBytes = pad8(8 + head.length);
+  const setBytes = new Uint8Array(BigUint64Array.from(wide).buffer);
+  const out = new Uint8Array(headBytes + fixed + pad8(n * 4) + setBytes.length + labels.length + TRAILER);
+  const outView = new DataView(out.buffer);
+  outView.setUint32(0, head.length, true);
+  outView.setUint32(4, 1, true);
+  out.set(head, 8);
+  at = headBytes;
+  out.set(v2.subarray(pad8(8 + headerLength), sizesAt), at);
+  at += fixed;
+  out.set(new Uint8Array(wideSizes.buffer), at);
+  at += pad8(n * 4);
+  out.set(setBytes, at);
+  at += setBytes.length;
+  out.set(labels, at);
+  at += labels.length;
+  out.set(checksum(out.subarray(0, at)), at);
+  outView.setUint32(at + 16, 0x53414853, true);
+  return out;
+}

@@ -13,10 +13,23 @@ export function refSet(text: string | Uint8Array, width = 3): Set<bigint> {
   return set;
 }
 
-/** [common, union] of the two texts' shingle sets. */
+/**
+ * The verifier's set of a text, by its definition (docs/api.md): the top 32 bits of each 64-bit shingle hash, so
+ * two shingles whose hashes share them count as one.
+ */
+const verifierSets = new Map<string, Set<number>>();
+export function refVerifierSet(text: string | Uint8Array, width = 3): Set<number> {
+  const s = typeof text === 'string' ? text : decodeUtf8ToString(text);
+  const key = `${width}:${s}`;
+  let set = verifierSets.get(key);
+  if (!set) verifierSets.set(key, (set = new Set([...refSet(s, width)].map((h) => Number(h >> 32n)))));
+  return set;
+}
+
+/** [common, union] of the two texts' verifier sets. */
 export function refCounts(x: string | Uint8Array, y: string | Uint8Array, width = 3): [number, number] {
-  const a = refSet(x, width);
-  const b = refSet(y, width);
+  const a = refVerifierSet(x, width);
+  const b = refVerifierSet(y, width);
   let common = 0;
   for (const h of a) if (b.has(h)) common++;
   return [common, a.size + b.size - common];
@@ -27,8 +40,8 @@ const plain = (t: string | Uint8Array) => (typeof t === 'string' ? t : decoder.d
 
 /** The verification rule, from the reference: J ≥ t, or both wordless and identical once trimmed. */
 export function refKeep(x: string | Uint8Array, y: string | Uint8Array, width: number, t: number): boolean {
-  const a = refSet(x, width);
-  const b = refSet(y, width);
+  const a = refVerifierSet(x, width);
+  const b = refVerifierSet(y, width);
   if (a.size === 0 || b.size === 0) return a.size === 0 && b.size === 0 && plain(x).trim() === plain(y).trim();
   const [common, union] = refCounts(x, y, width);
   return common / union >= t;

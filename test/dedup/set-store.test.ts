@@ -16,11 +16,11 @@ import { copiedSets } from '../../src/dedup/shingle-sets.js';
 import { hashBatches } from '../../src/dedup/stream-hash.js';
 import { wasm } from '../../src/runtime/wasm.js';
 import { loadReference, randomDocument, rng } from '../reference.js';
-import { refSet } from './jaccard-reference.js';
+import { refVerifierSet } from './jaccard-reference.js';
 
 beforeAll(loadReference);
 
-const sorted = (s: Set<bigint>) => [...s].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+const sorted = (s: Set<number>) => [...s].sort((x, y) => x - y);
 
 function leftovers(): string[] {
   return fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('simhash-wasm-sets-'));
@@ -66,12 +66,12 @@ describe('SetStore', () => {
         const docs = texts.map((_, i) => i).filter((i) => (i * 31) % 300 < size * 1 || size === 300);
         const window = docs.slice().reverse();
         const built = store.load(wasm(), window);
-        const { u32, u64 } = wasm().heap;
+        const { u32 } = wasm().heap;
         window.forEach((d, q) => {
           const s = u32[(built.starts >>> 2) + q]!;
           const e = u32[(built.starts >>> 2) + q + 1]!;
-          expect([...u64.slice((built.sets >>> 3) + s, (built.sets >>> 3) + e)], `doc ${d}`).toEqual(
-            sorted(refSet(texts[d]!, 3)),
+          expect([...u32.slice((built.sets >>> 2) + s, (built.sets >>> 2) + e)], `doc ${d}`).toEqual(
+            sorted(refVerifierSet(texts[d]!, 3)),
           );
         });
         expect(built.count).toBe(window.length);
@@ -116,10 +116,12 @@ describe('SetStore', () => {
     const again = new SetStore(Infinity, null, () => false);
     again.append([0, 1], copiedSets(texts.slice(0, 2), 3).sets);
     const built = again.load(wasm(), [1, 0]);
-    const { u32, u64 } = wasm().heap;
+    const { u32 } = wasm().heap;
     const s0 = u32[built.starts >>> 2]!;
     const e0 = u32[(built.starts >>> 2) + 1]!;
-    expect([...u64.slice((built.sets >>> 3) + s0, (built.sets >>> 3) + e0)]).toEqual(sorted(refSet(texts[0]!, 3)));
+    expect([...u32.slice((built.sets >>> 2) + s0, (built.sets >>> 2) + e0)]).toEqual(
+      sorted(refVerifierSet(texts[0]!, 3)),
+    );
   });
 });
 
@@ -162,7 +164,7 @@ function memorySpill(seed: number, failAt = -1): { open: () => SpillFile; reads:
 
 interface Appended {
   /** Set of each document (by index), its key, and the order the documents were appended in. */
-  sets: Map<number, bigint[]>;
+  sets: Map<number, number[]>;
   keys: Map<number, number>;
   order: number[];
 }
@@ -174,16 +176,16 @@ function appendRandom(store: SetStore, next: () => number, count: number, withKe
     const j = Math.floor(next() * (i + 1));
     [docs[i], docs[j]] = [docs[j]!, docs[i]!];
   }
-  const sets = new Map<number, bigint[]>();
+  const sets = new Map<number, number[]>();
   const keys = new Map<number, number>();
   for (let at = 0; at < docs.length; ) {
     const batch = docs.slice(at, at + 1 + Math.floor(next() * 12));
     at += batch.length;
     const starts = new Uint32Array(batch.length + 1);
-    const data: bigint[] = [];
+    const data: number[] = [];
     batch.forEach((d, q) => {
       const size = next() < 0.15 ? 0 : 1 + Math.floor(next() * (next() < 0.1 ? 40 : 8));
-      const set = Array.from({ length: size }, (_, e) => (BigInt(d) << 32n) | BigInt(e));
+      const set = Array.from({ length: size }, (_, e) => d * 64 + e);
       sets.set(d, set);
       keys.set(d, withKeys ? (next() < 0.2 ? 0x12345678 : Math.floor(next() * 2 ** 32)) : 0);
       data.push(...set);
@@ -191,21 +193,21 @@ function appendRandom(store: SetStore, next: () => number, count: number, withKe
     });
     store.append(
       batch,
-      { starts, data: BigUint64Array.from(data) },
+      { starts, data: Uint32Array.from(data) },
       withKeys ? batch.map((d) => keys.get(d)!) : undefined,
     );
   }
   return { sets, keys, order: docs };
 }
 
-function loaded(store: SetStore, window: number[]): Map<number, bigint[]> {
+function loaded(store: SetStore, window: number[]): Map<number, number[]> {
   const built = store.load(wasm(), window);
-  const { u32, u64 } = wasm().heap;
-  const out = new Map<number, bigint[]>();
+  const { u32 } = wasm().heap;
+  const out = new Map<number, number[]>();
   window.forEach((d, q) => {
     const s = u32[(built.starts >>> 2) + q]!;
     const e = u32[(built.starts >>> 2) + q + 1]!;
-    out.set(d, [...u64.slice((built.sets >>> 3) + s, (built.sets >>> 3) + e)]);
+    out.set(d, [...u32.slice((built.sets >>> 2) + s, (built.sets >>> 2) + e)]);
   });
   return out;
 }
@@ -284,7 +286,7 @@ describe('SetStore spill layout', () => {
         const set = appended.sets.get(d)!;
         again.append(
           [d],
-          { starts: Uint32Array.of(0, set.length), data: BigUint64Array.from(set) },
+          { starts: Uint32Array.of(0, set.length), data: Uint32Array.from(set) },
           withKeys ? [appended.keys.get(d)!] : undefined,
         );
       }
@@ -335,10 +337,10 @@ describe('sets copied into spare buffers', () => {
     expect(words).toBeGreaterThan(100);
     texts.forEach((t, d) => {
       const { starts, data } = plain.sets;
-      expect([...data.subarray(starts[d]!, starts[d + 1]!)]).toEqual(sorted(refSet(t, 3)));
+      expect([...data.subarray(starts[d]!, starts[d + 1]!)]).toEqual(sorted(refVerifierSet(t, 3)));
     });
     for (const spareWords of [words, words + 7, words - 1]) {
-      const spare = new ArrayBuffer(spareWords * 8);
+      const spare = new ArrayBuffer(spareWords * 4);
       new Uint8Array(spare).fill(0xa5); // what an earlier batch left there
       const got = copiedSets(texts, 3, null, { spare });
       expect(got.sets.data.buffer === spare, `spare of ${spareWords} words`).toBe(spareWords >= words);
@@ -348,15 +350,15 @@ describe('sets copied into spare buffers', () => {
     }
     // Without a caller that hands buffers back, the sets take only their own bytes; with one but no spare yet, a new
     // buffer with room for a later, larger batch.
-    expect(plain.sets.data.buffer.byteLength).toBe(words * 8);
-    expect(copiedSets(texts, 3, null, { spare: null }).sets.data.buffer.byteLength).toBeGreaterThanOrEqual(words * 10);
+    expect(plain.sets.data.buffer.byteLength).toBe(words * 4);
+    expect(copiedSets(texts, 3, null, { spare: null }).sets.data.buffer.byteLength).toBeGreaterThanOrEqual(words * 5);
   });
 
   it('hashBatches takes spares for its batches, on one thread and on two, with the same sets', async () => {
     const next = rng(22);
     const texts = Array.from({ length: 120 }, () => randomDocument(next, 30));
     const batchesOf = async (threads: number, spares: ArrayBuffer[]) => {
-      const out: bigint[][] = [];
+      const out: number[][] = [];
       for await (const batch of hashBatches(texts, { threads, batchBytes: 2000 }, true, 3, spares)) {
         const { starts, data } = batch.sets!;
         for (let q = 0; q + 1 < starts.length; q++) out.push([...data.subarray(starts[q]!, starts[q + 1]!)]);
@@ -365,7 +367,7 @@ describe('sets copied into spare buffers', () => {
       }
       return out;
     };
-    const expected = texts.map((t) => sorted(refSet(t, 3)));
+    const expected = texts.map((t) => sorted(refVerifierSet(t, 3)));
     for (const threads of [1, 2]) {
       const spares = [new ArrayBuffer(1 << 20)];
       const first = spares[0]!;
