@@ -77,7 +77,7 @@ const MAGIC = 'simhash-wasm/state';
  * with 8-byte ones, still loads (each hash's top half). A directory state (open, saveTo) has its own (state-dir.ts).
  */
 const VERSION = 2;
-/** The earlier version of save()'s bytes that load() reads, and its bytes per shingle hash. */
+/** The earlier version of save()'s bytes that load() still reads: its sets hold 8-byte hashes. */
 const WIDE_VERSION = 1;
 
 /**
@@ -790,7 +790,7 @@ function startsOf(sizes: Uint32Array): Uint32Array {
  * Sets of 8-byte hashes (little-endian, back to back, of these sizes) as this version's: each hash's top 32 bits
  * (buildShingleSets' narrowing), still sorted, with the rare repeat of two hashes sharing a top half dropped.
  */
-export function narrowedSets(sizes: Uint32Array, bytes: Uint8Array): { starts: Uint32Array; data: Uint32Array } {
+function narrowedSets(sizes: Uint32Array, bytes: Uint8Array): { starts: Uint32Array; data: Uint32Array } {
   const halves = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const data = new Uint32Array(halves.length / 2);
   const starts = new Uint32Array(sizes.length + 1);

@@ -329,7 +329,12 @@ describe('Deduplicator', () => {
     // state saves again as version 2 byte for byte, and decides the rest as the version 2 state does.
     expect(Buffer.from(fromV1.save()).equals(Buffer.from(v2))).toBe(true);
     const rest = docs.slice(half);
-    expect(fromV1.add(rest).duplicateOf).toEqual(Deduplicator.load(v2).add(rest).duplicateOf);
+    const decided = fromV1.add(rest).duplicateOf;
+    expect(decided).toEqual(Deduplicator.load(v2).add(rest).duplicateOf);
+    // And as dedup() over everything keeps them.
+    const kept: number[] = [];
+    decided.forEach((dup, q) => dup === -1 && kept.push(half + q));
+    expect(kept).toEqual(keptByDedup(docs, half, docs.length, {}));
     const damaged = v1.slice();
     damaged[damaged.length - 40]! ^= 1;
     expect(() => Deduplicator.load(damaged)).toThrow(/checksum does not match/);
