@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { init } from '../../src/index.js';
 import { planJoinFor } from '../../src/join/join-estimate.js';
-import { planWithRadii, probeFlips, probePlan } from '../../src/join/join-probe.js';
+import { pairsByDistance, planWithRadii, probeFlips, probePlan } from '../../src/join/join-probe.js';
 import { binomial } from '../../src/join/join-plan.js';
 import { findWithPlan } from '../../src/join/join.js';
 import { findInThreads } from '../../src/join/find-near-duplicates.js';
@@ -134,6 +134,57 @@ describe('the probe join against comparing all pairs', () => {
     expect(() => planWithRadii(12, [2, 2, 2, 2])).toThrow(/within 11 bits only, not k = 12/);
     expect(() => planWithRadii(3, [17, 0, 0, 0])).toThrow(RangeError);
     expect(() => planWithRadii(3, [1, 1])).toThrow(/does not fit block 0 of 32 bits/);
+  });
+});
+
+/** Pairs of fingerprints at each distance c of their block values, value pair by value pair. */
+function pairsByDistanceReference(counts: Uint32Array, width: number): number[] {
+  const out = new Array<number>(width + 1).fill(0);
+  for (let v = 0; v < counts.length; v++)
+    for (let w = v + 1; w < counts.length; w++) out[popcount32(v ^ w)]! += counts[v]! * counts[w]!;
+  return out;
+}
+
+describe('pairsByDistance (Walsh–Hadamard)', () => {
+  it('counts by hand: width 2, counts 1, 2, 3, 4', () => {
+    // Distance 1: (0,1) 2 + (0,2) 3 + (1,3) 8 + (2,3) 12; distance 2: (0,3) 4 + (1,2) 6.
+    expect(Array.from(pairsByDistance(Uint32Array.of(1, 2, 3, 4), 2))).toEqual([0, 25, 10]);
+    expect(Array.from(pairsByDistance(Uint32Array.of(7), 0))).toEqual([0]);
+  });
+
+  it('equals counting value pair by value pair on seeded histograms (widths 1 to 10, sparse to full)', () => {
+    for (let seed = 0; seed < 60; seed++) {
+      const random = rng(seed);
+      const width = 1 + (seed % 10);
+      const fill = [0.02, 0.3, 1][seed % 3]!;
+      const most = [1, 50, 5000][Math.floor(seed / 3) % 3]!;
+      const counts = new Uint32Array(2 ** width);
+      for (let v = 0; v < counts.length; v++) if (random() < fill) counts[v] = Math.floor(random() * most) + 1;
+      const expected = pairsByDistanceReference(counts, width);
+      expected[0] = 0;
+      expect(Array.from(pairsByDistance(counts, width)), `seed ${seed}, width ${width}`).toEqual(expected);
+    }
+  });
+
+  it('stays exact with 3 * 10^5 fingerprints in a 16-bit block', () => {
+    const counts = new Uint32Array(2 ** 16);
+    const random = rng(99);
+    for (let i = 0; i < 300_000; i++) counts[Math.floor(random() ** 3 * 2 ** 16)]!++;
+    // The reference for the levels costed at 16 bits (MAX_COUNTED: at most 2): from each value, its flips.
+    const expected = [0, 0, 0];
+    for (let v = 0; v < counts.length; v++) {
+      if (counts[v] === 0) continue;
+      for (let a = 0; a < 16; a++) {
+        const w1 = v ^ (1 << a);
+        if (w1 > v) expected[1]! += counts[v]! * counts[w1]!;
+        for (let b = a + 1; b < 16; b++) {
+          const w2 = v ^ (1 << a) ^ (1 << b);
+          if (w2 > v) expected[2]! += counts[v]! * counts[w2]!;
+        }
+      }
+    }
+    const got = pairsByDistance(counts, 16);
+    expect([got[1], got[2]]).toEqual([expected[1], expected[2]]);
   });
 });
 
