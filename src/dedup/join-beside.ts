@@ -11,6 +11,7 @@
 import type { Pairs } from '../results.js';
 import { ChunkWalk, type SizeFilter } from '../join/join.js';
 import type { JoinPlan } from '../join/join-plan.js';
+import { MIN_THREADED_COST } from '../join/find-near-duplicates.js';
 import { sharedPool } from '../runtime/pool.js';
 import { offerTasks } from '../runtime/pool-worker.js';
 import type { Collapsed } from './dedup-groups.js';
@@ -120,8 +121,16 @@ function canWalkBeside(): boolean {
 export const walksBeside = { count: 0 };
 
 /**
- * joinAndVerify with its walks on workers of the shared pool; null where the platform cannot (no shared memory),
- * and the caller walks on this thread.
+ * The planned walk cost (join-plan.ts units, ≈ ns) from which the walks go to workers: a walk there saves at most
+ * its own time, and a worker to start with the library, and the shared slots, cost about 100 ms of a CLI run (the
+ * bundled sample's join, planned at 0.6 ms: 121–161 ms on two threads against 15–29 ms on one). findNearDuplicates'
+ * bound for threads. Tests lower it to take this path on small corpora.
+ */
+export const walkBesideFrom = { cost: MIN_THREADED_COST };
+
+/**
+ * joinAndVerify with its walks on workers of the shared pool; null where the platform cannot (no shared memory), or
+ * the walk is too small to pay for a worker (walkBesideFrom), and the caller walks on this thread.
  */
 export async function joinAndVerifyBeside(
   n: number,
@@ -130,7 +139,7 @@ export async function joinAndVerifyBeside(
   o: Omit<CandidateChecks, 'mode' | 'pairsMode'>,
   threads: number,
 ): Promise<JoinedAndVerified | null> {
-  if (threads < 2 || !canWalkBeside()) return null;
+  if (threads < 2 || plan.cost < walkBesideFrom.cost || !canWalkBeside()) return null;
   walksBeside.count++;
   const v = new ChunkVerifier(n, groups, o);
   const shares = walkShares(plan);

@@ -169,7 +169,7 @@ export function pairsSharingTopBits(fps: BigUint64Array, words: 1 | 2): number {
 }
 
 /** Planned cost (join-plan.ts units, ≈ ns) below which threads > 1 runs on one thread. */
-const MIN_THREADED_COST = 20e6;
+export const MIN_THREADED_COST = 20e6;
 
 /**
  * The tables split into `threads` contiguous shares, each walked by a pool worker at the same time; this thread

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dedup } from '../../src/dedup/dedup.js';
 import { type StreamDocument, dedupStream } from '../../src/dedup/stream.js';
-import { walksBeside } from '../../src/dedup/join-beside.js';
+import { walkBesideFrom, walksBeside } from '../../src/dedup/join-beside.js';
 import { walkChunk } from '../../src/dedup/verify-candidates.js';
 import { loadReference, referenceFingerprint, rng } from '../reference.js';
 import { bruteForce, unionFind } from '../join/join-reference.js';
@@ -187,7 +187,9 @@ describe('near-duplicate groups', () => {
     const texts = groupCorpus(39, [1, 3, 8, 40, 200, 400]);
     // Chunks of 31 pairs: the walk hands over dozens of chunks, and goes on while earlier ones are verified.
     const chunk = walkChunk.pairs;
+    const besideFrom = walkBesideFrom.cost;
     walkChunk.pairs = 31;
+    walkBesideFrom.cost = 0; // a corpus this small is walked here otherwise
     const before = walksBeside.count;
     let want: ReturnType<typeof dedup>;
     let got: Awaited<ReturnType<typeof dedupStream>>[];
@@ -205,6 +207,7 @@ describe('near-duplicate groups', () => {
         );
     } finally {
       walkChunk.pairs = chunk;
+      walkBesideFrom.cost = besideFrom;
     }
     expect(got[0]!.candidates).toBeGreaterThan(20 * 31);
     // The two-thread run walked beside its verifier; the walk is told the clusters one chunk late on either path.

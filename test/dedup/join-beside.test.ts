@@ -3,10 +3,10 @@
 // near-duplicate groups, in chunks small enough that the walks run ahead of verification; joins beside at once
 // (each walk waits for the other's chunks to be verified) all finish; and a verification that fails half-way stops
 // the walks, rejects with its own error, and leaves the pool usable for the next join.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collapse } from '../../src/dedup/dedup-groups.js';
 import { firstOfEqual, contentHashes } from '../../src/dedup/exact-copies.js';
-import { joinAndVerifyBeside, walksBeside } from '../../src/dedup/join-beside.js';
+import { joinAndVerifyBeside, walkBesideFrom, walksBeside } from '../../src/dedup/join-beside.js';
 import { type SetSource, textSource } from '../../src/dedup/pair-checks.js';
 import { joinAndVerify, walkChunk, walkShares } from '../../src/dedup/verify-candidates.js';
 import {
@@ -54,8 +54,14 @@ function stage(texts: string[], blocks?: number) {
 }
 
 const chunk = walkChunk.pairs;
+const besideFrom = walkBesideFrom.cost;
+// These corpora's walks are planned far below what pays for a worker: the path is taken all the same.
+beforeEach(() => {
+  walkBesideFrom.cost = 0;
+});
 afterEach(() => {
   walkChunk.pairs = chunk;
+  walkBesideFrom.cost = besideFrom;
 });
 
 describe('the join walked beside the verifier', () => {
@@ -80,6 +86,18 @@ describe('the join walked beside the verifier', () => {
       expect(await joinAndVerifyBeside(texts.length, g, plan, options(textSource(texts, 3)), 1)).toBeNull();
     });
   }
+
+  it('a walk planned below walkBesideFrom stays on this thread (null), as one asked for one thread does', async () => {
+    walkBesideFrom.cost = besideFrom;
+    const { g, plan } = stage(texts, 14);
+    expect(plan.cost).toBeLessThan(besideFrom);
+    const before = walksBeside.count;
+    expect(await joinAndVerifyBeside(texts.length, g, plan, options(textSource(texts, 3)), 2)).toBeNull();
+    expect(walksBeside.count).toBe(before);
+    walkBesideFrom.cost = plan.cost;
+    expect(await joinAndVerifyBeside(texts.length, g, plan, options(textSource(texts, 3)), 2)).not.toBeNull();
+    expect(walksBeside.count).toBe(before + 1);
+  });
 
   it('joins beside at once, with a one-thread task between them, all finish with the results of this thread', async () => {
     walkChunk.pairs = 13;
