@@ -246,8 +246,56 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Takes `dir`'s lock: creates DIR/lock exclusively (O_EXCL) with this process's pid and host, which also proves the
- * directory writable before any work. A lock left by a process of this host that is gone is taken over; one whose
+ * Creates `file` with `content`, or fails with EEXIST. The content is written whole to `draft` beside it and linked
+ * to its name (atomic, and refused when the name exists), so a run killed at any moment leaves no lock or a whole
+ * one: created empty and then written (O_EXCL), a run killed in between left an empty lock that every later run
+ * refused as not this library's. Where the file system has no hard links, O_EXCL as before.
+ */
+function createLock(fs: NodeFs, file: string, draft: string, content: string): void {
+  fs.writeFileSync(draft, content, { mode: 0o644 });
+  try {
+    fs.linkSync(draft, file);
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || !['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK'].includes(code ?? '')) throw error;
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
+  const fd = fs.openSync(file, 'wx', 0o644);
+  try {
+    fs.writeSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** How old a lock's draft or set-aside copy must be, its process gone, before a later run removes it. */
+const LEFTOVER_MS = 60_000;
+
+/** Lock drafts and set-aside locks (.lock.PID.NONCE.new / .tmp) of runs killed before they removed them. */
+function removeLeftovers(fs: NodeFs, dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^\.lock\.(\d+)\.[0-9a-f]+\.(?:new|tmp)$/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    try {
+      if (Date.now() - fs.statSync(`${dir}/${name}`).mtimeMs > LEFTOVER_MS)
+        fs.rmSync(`${dir}/${name}`, { force: true });
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/**
+ * Takes `dir`'s lock: creates DIR/lock exclusively (createLock) with this process's pid and host, which also proves
+ * the directory writable before any work. A lock left by a process of this host that is gone is taken over; one whose
  * process is alive, or that another host holds (whose processes cannot be asked), is refused naming it.
  */
 export function lockState(fs: NodeFs, dir: string, host: string): StateLock {
@@ -257,12 +305,7 @@ export function lockState(fs: NodeFs, dir: string, host: string): StateLock {
   let tookOver: StaleLock | null = null;
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = fs.openSync(file, 'wx', 0o644);
-      try {
-        fs.writeSync(fd, content);
-      } finally {
-        fs.closeSync(fd);
-      }
+      createLock(fs, file, `${dir}/.${LOCK}.${process.pid}.${nonce}.new`, content);
       break;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -310,6 +353,7 @@ export function lockState(fs: NodeFs, dir: string, host: string): StateLock {
     fs.rmSync(aside, { force: true });
     tookOver = { pid, host: theirHost };
   }
+  removeLeftovers(fs, dir);
   let released = false;
   const release = (): void => {
     if (released) return;

@@ -374,6 +374,31 @@ describe('Deduplicator', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
   });
 
+  it('a run killed while taking the lock leaves no lock or a whole one; its draft is removed once old', async () => {
+    const docs = corpus(41, 10);
+    const dir = newDir();
+    const d = new Deduplicator();
+    d.add(docs);
+    await d.saveTo(dir);
+    d.close();
+    // What a run killed between writing its draft and linking it leaves: the draft alone, no lock. Another run
+    // locks at once; the draft of a process that is gone goes once older than a minute, a recent one stays.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const old = path.join(dir, `.lock.${gone}.0badc0de.new`);
+    const recent = path.join(dir, `.lock.${gone}.0badf00d.tmp`);
+    for (const f of [old, recent]) fs.writeFileSync(f, JSON.stringify({ pid: gone, host: os.hostname() }));
+    const hourAgo = new Date(Date.now() - 3600_000);
+    fs.utimesSync(old, hourAgo, hourAgo);
+    const opened = await Deduplicator.open(dir);
+    expect(opened.tookOverLock).toBeNull();
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'lock'), 'utf8')).pid).toBe(process.pid);
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
+    opened.close();
+    fs.rmSync(recent);
+    expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
+  });
+
   it('names the most fundamental difference of a state made with other options', async () => {
     const dir = newDir();
     const d = new Deduplicator({ tokenizer: 'segmenter', locale: 'en' });
