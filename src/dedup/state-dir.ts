@@ -270,11 +270,14 @@ function createLock(fs: NodeFs, file: string, draft: string, content: string): v
   }
 }
 
-/** How old a lock's draft or set-aside copy must be, its process gone, before a later run removes it. */
+/** How old a lock's draft or set-aside copy naming another host must be, its process gone, before it is removed. */
 const LEFTOVER_MS = 60_000;
 
-/** Lock drafts and set-aside locks (.lock.PID.NONCE.new / .tmp) of runs killed before they removed them. */
-function removeLeftovers(fs: NodeFs, dir: string): void {
+/**
+ * Lock drafts and set-aside locks (.lock.PID.NONCE.new / .tmp) of runs killed before they removed them: removed
+ * when their process is gone, at once when they name this host (both hold a lock's JSON), else once a minute old.
+ */
+function removeLeftovers(fs: NodeFs, dir: string, host: string): void {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -284,9 +287,15 @@ function removeLeftovers(fs: NodeFs, dir: string): void {
   for (const name of names) {
     const m = /^\.lock\.(\d+)\.[0-9a-f]+\.(?:new|tmp)$/.exec(name);
     if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    const f = `${dir}/${name}`;
     try {
-      if (Date.now() - fs.statSync(`${dir}/${name}`).mtimeMs > LEFTOVER_MS)
-        fs.rmSync(`${dir}/${name}`, { force: true });
+      let here = false;
+      try {
+        here = (JSON.parse(fs.readFileSync(f, 'utf8')) as { host?: unknown }).host === host;
+      } catch {
+        // not whole: judged by its age
+      }
+      if (here || Date.now() - fs.statSync(f).mtimeMs > LEFTOVER_MS) fs.rmSync(f, { force: true });
     } catch {
       // gone meanwhile
     }
@@ -353,7 +362,7 @@ export function lockState(fs: NodeFs, dir: string, host: string): StateLock {
     fs.rmSync(aside, { force: true });
     tookOver = { pid, host: theirHost };
   }
-  removeLeftovers(fs, dir);
+  removeLeftovers(fs, dir, host);
   let released = false;
   const release = (): void => {
     if (released) return;

@@ -374,7 +374,7 @@ describe('Deduplicator', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
   });
 
-  it('a run killed while taking the lock leaves no lock or a whole one; its draft is removed once old', async () => {
+  it('a run killed while taking the lock leaves no lock or a whole one; its draft goes once its process is', async () => {
     const docs = corpus(41, 10);
     const dir = newDir();
     const d = new Deduplicator();
@@ -382,20 +382,25 @@ describe('Deduplicator', () => {
     await d.saveTo(dir);
     d.close();
     // What a run killed between writing its draft and linking it leaves: the draft alone, no lock. Another run
-    // locks at once; the draft of a process that is gone goes once older than a minute, a recent one stays.
+    // locks at once. A draft of a process of this host that is gone is removed then; one naming another host
+    // (whose processes cannot be asked) once it is a minute old.
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
-    const old = path.join(dir, `.lock.${gone}.0badc0de.new`);
-    const recent = path.join(dir, `.lock.${gone}.0badf00d.tmp`);
-    for (const f of [old, recent]) fs.writeFileSync(f, JSON.stringify({ pid: gone, host: os.hostname() }));
+    const draft = (nonce: string, host: string) => {
+      const f = path.join(dir, `.lock.${gone}.${nonce}.new`);
+      fs.writeFileSync(f, JSON.stringify({ pid: gone, host }));
+      return f;
+    };
+    const here = draft('0badc0de', os.hostname());
+    const oldElsewhere = draft('0badf00d', 'elsewhere.example');
+    const recentElsewhere = draft('0ddba11', 'elsewhere.example');
     const hourAgo = new Date(Date.now() - 3600_000);
-    fs.utimesSync(old, hourAgo, hourAgo);
+    fs.utimesSync(oldElsewhere, hourAgo, hourAgo);
     const opened = await Deduplicator.open(dir);
     expect(opened.tookOverLock).toBeNull();
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'lock'), 'utf8')).pid).toBe(process.pid);
-    expect(fs.existsSync(old)).toBe(false);
-    expect(fs.existsSync(recent)).toBe(true);
+    expect([here, oldElsewhere, recentElsewhere].map((f) => fs.existsSync(f))).toEqual([false, false, true]);
     opened.close();
-    fs.rmSync(recent);
+    fs.rmSync(recentElsewhere);
     expect(fs.readdirSync(dir).sort()).toEqual(['manifest.bin', expect.stringMatching(/^segment-/)]);
   });
 
