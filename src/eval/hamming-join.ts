@@ -2,6 +2,7 @@
 // (to sweep k). Small corpora and 32-bit fingerprints: all pairs compared here (O(n²) popcounts, the reference);
 // larger corpora at 64/128 bits: the library's own join (findNearDuplicates in src/dedup/dedup.ts), which gives the
 // same pairs (checked in test/eval/eval.test.ts) about ten times faster.
+import { popcount32 } from '../fingerprint/bits.js';
 import { findNearDuplicates } from '../join/find-near-duplicates.js';
 
 export interface HammingPairs {
@@ -9,13 +10,6 @@ export interface HammingPairs {
   b: Int32Array;
   distance: Uint8Array;
   count: number;
-}
-
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 /** Pairs (a < b) of documents whose fingerprints differ in at most `maxK` bits; 128-bit: two u64 per document. */

@@ -4,7 +4,8 @@ import { show } from '../errors.js';
 
 const M32 = 0xffffffffn;
 
-function popcount32(x: number): number {
+/** Set bits of a 32-bit value (the join's planner and the evaluation's join use it too). */
+export function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

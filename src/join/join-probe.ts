@@ -6,6 +6,7 @@
 // keys (join-plan.ts) then meet their near pairs in long runs, where these lookups stay short: 81,287 fingerprints
 // of 400 MB of edited copies at k = 12, 4.57 M pairs, took 1.9 s by the best walk plan and 0.5 s with 5 blocks;
 // 336,060 of 2 GB, 44.3 M pairs, 28 s by comparing all and 5-6 s with 4 blocks.
+import { popcount32 } from '../fingerprint/bits.js';
 import { type JoinPlan, binomial, splitBlocks } from './join-plan.js';
 
 /**
@@ -127,7 +128,7 @@ export function pairsByDistance(counts: Uint32Array, width: number): Float64Arra
   for (let x = 0; x < size; x++) t[x]! *= t[x]!;
   walshHadamard(t);
   const out = new Float64Array(width + 1);
-  for (let x = 1; x < size; x++) out[popcount(x)]! += t[x]!;
+  for (let x = 1; x < size; x++) out[popcount32(x)]! += t[x]!;
   // The inverse transform's 1 / 2^width, and each pair met from both ends.
   for (let c = 1; c <= width; c++) out[c] = Math.round(out[c]! / (2 * size));
   return out;
@@ -145,12 +146,6 @@ function walshHadamard(t: Float64Array): void {
       }
     }
   }
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /**
