@@ -181,8 +181,10 @@ export default [
     input: `${ESM}/cli/cli.js`,
     onwarn,
     // Optional peer dependencies, loaded on first use: fzstd (a .zst input on a Node without zlib's Zstandard and
-    // without the zstd program), hyparquet and its codecs and writer (Parquet tables).
-    external: (id) => external(id) || ['fzstd', 'hyparquet', 'hyparquet-compressors', 'hyparquet-writer'].includes(id),
+    // without the zstd program), hyparquet and its codecs and writer (Parquet tables), zstddec (Parquet's
+    // Zstandard pages on a Node without zlib's).
+    external: (id) =>
+      external(id) || ['fzstd', 'hyparquet', 'hyparquet-compressors', 'hyparquet-writer', 'zstddec'].includes(id),
     makeAbsoluteExternalsRelative: false,
     output: {
       file: `${DIST}/cli.mjs`,

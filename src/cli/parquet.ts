@@ -7,6 +7,8 @@
 import fs from 'node:fs';
 import type { AtomicFile } from './atomic-file.js';
 import { zlibZstd } from './compression.js';
+import { escapeName } from './output.js';
+import { InputError } from './report.js';
 
 type Hyparquet = typeof import('hyparquet');
 type HyparquetWriter = typeof import('hyparquet-writer');
@@ -41,13 +43,30 @@ let modules: Promise<{ read: Hyparquet; compressors: Record<string, unknown> }> 
  * A Zstandard page through Node's decoder, which checks the frame and runs natively: 200 MB of text from 5 pages
  * of 40 MB took fzstd (JavaScript) 2.05 s of a 5.1 s run. The page must come out at the length its header says.
  */
-function nativeZstd(decode: (bytes: Uint8Array) => Buffer) {
+function nativeZstd(decode: (bytes: Uint8Array, outputLength: number) => Uint8Array) {
   return (input: Uint8Array, outputLength: number): Uint8Array => {
-    const out = decode(input);
+    const out = decode(input, outputLength);
     if (out.length !== outputLength)
       throw new Error(`a Zstandard page gave ${out.length} bytes where its header says ${outputLength}`);
     return out;
   };
+}
+
+/**
+ * Zstandard pages through zstddec (the reference decoder compiled to WebAssembly) where Node has no native decoder
+ * (before 22.15), or null when it is not installed (fzstd then). Its decode returns the bytes the decoder reports, so
+ * an error code comes back short, and the length check catches it.
+ */
+async function zstddecPages(): Promise<((input: Uint8Array, outputLength: number) => Uint8Array) | null> {
+  let module: typeof import('zstddec');
+  try {
+    module = await import('zstddec');
+  } catch {
+    return null;
+  }
+  const decoder = new module.ZSTDDecoder();
+  await decoder.init();
+  return nativeZstd((bytes, outputLength) => decoder.decode(bytes, outputLength));
 }
 
 /** hyparquet and its codecs (Zstandard, gzip, Brotli, LZ4 besides its own Snappy), loaded once. */
@@ -59,6 +78,10 @@ function readerModules(): Promise<{ read: Hyparquet; compressors: Record<string,
       const codecs = { ...(compressors as Record<string, unknown>) };
       const { zstdDecompressSync } = zlibZstd;
       if (typeof zstdDecompressSync === 'function') codecs.ZSTD = nativeZstd(zstdDecompressSync);
+      else {
+        const wasmZstd = await zstddecPages();
+        if (wasmZstd) codecs.ZSTD = wasmZstd;
+      }
       return { read, compressors: codecs };
     } catch {
       throw new Error(
@@ -89,6 +112,8 @@ function fileBuffer(name: string): AsyncBuffer {
 }
 
 export interface ParquetTable {
+  /** The file's name as messages show it. */
+  shown: string;
   metadata: FileMetaData;
   /** Top-level column names, in schema order. */
   columns: string[];
@@ -100,9 +125,15 @@ export interface ParquetTable {
 export async function openParquet(name: string): Promise<ParquetTable> {
   const { read } = await readerModules();
   const file = fileBuffer(name);
-  const metadata = await read.parquetMetadataAsync(file);
-  const tree = read.parquetSchema(metadata);
-  const columns = tree.children.map((c) => c.element.name);
+  const shown = escapeName(name);
+  let metadata: FileMetaData;
+  let columns: string[];
+  try {
+    metadata = await read.parquetMetadataAsync(file);
+    columns = read.parquetSchema(metadata).children.map((c) => c.element.name);
+  } catch (error) {
+    throw new InputError(`${shown}: not a readable Parquet table (its footer: ${(error as Error).message})`);
+  }
   const rowGroups: Array<{ start: number; end: number }> = [];
   let at = 0;
   for (const g of metadata.row_groups) {
@@ -110,24 +141,33 @@ export async function openParquet(name: string): Promise<ParquetTable> {
     rowGroups.push({ start: at, end });
     at = end;
   }
-  return { metadata, columns, file, rowGroups };
+  return { shown, metadata, columns, file, rowGroups };
 }
 
 /** Rows [start, end) of the given columns, as arrays in the columns' order. */
 export async function readRows(t: ParquetTable, columns: string[], start: number, end: number): Promise<unknown[][]> {
   const { read, compressors } = await readerModules();
   let rows: unknown[][] = [];
-  await read.parquetRead({
-    file: t.file,
-    metadata: t.metadata,
-    columns,
-    rowStart: start,
-    rowEnd: end,
-    compressors: compressors as never,
-    onComplete: (r: unknown[][]) => {
-      rows = r;
-    },
-  });
+  try {
+    await read.parquetRead({
+      file: t.file,
+      metadata: t.metadata,
+      columns,
+      rowStart: start,
+      rowEnd: end,
+      compressors: compressors as never,
+      onComplete: (r: unknown[][]) => {
+        rows = r;
+      },
+    });
+  } catch (error) {
+    // A damaged page: a codec's error, or (where a page decompressed to garbage of the right length, as Zstandard
+    // frames without checksums can) the decoder's. Either way a message naming where, not a stack trace.
+    const group = t.rowGroups.findIndex((g) => start < g.end);
+    throw new InputError(
+      `${t.shown}: row group ${group} (rows ${start} to ${end - 1}) cannot be read, the table is damaged: ${(error as Error).message}`,
+    );
+  }
   return rows;
 }
 

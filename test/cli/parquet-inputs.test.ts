@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { zlibZstd } from '../../src/cli/compression.js';
 import { dedup } from '../../src/dedup/dedup.js';
 import { init } from '../../src/runtime/wasm.js';
 import { rng } from '../reference.js';
@@ -73,6 +74,8 @@ async function readTable(file: string): Promise<{ columns: string[]; types: stri
   const d = await db.runAndReadAll(`DESCRIBE SELECT * FROM '${file}'`);
   return { columns: r.columnNames(), types: d.getRows().map((x) => String(x[1])), rows: r.getRows() };
 }
+
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
 
 const asRow = (r: Row): unknown[] => [r.id, r.text, r.n, r.big, r.x, r.flag];
 
@@ -164,6 +167,53 @@ describe.skipIf(process.env.SIMHASH_BUILD === 'scalar')('Parquet tables', () => 
     const r = runCli(['dedup', file, '--keep', 'longest', '--output', out]);
     expect(r.code, r.stderr).toBe(0);
     expect((await readTable(out)).rows.map((row) => row[0])).toEqual(['accented']);
+  });
+
+  it('a damaged Zstandard page fails the run with its error: exit 1, nothing written', async () => {
+    // One row group, each column's page one Zstandard frame (DuckDB writes a frame per page), found by its magic
+    // bytes. Node's own decoder reads them from 22.15 on, zstddec before.
+    const data = rows(7, 60);
+    const file = await writeTable('damaged', data, 'ROW_GROUP_SIZE 100000, COMPRESSION zstd');
+    const bytes = fs.readFileSync(file);
+    // The frames before the footer (its length is in the last 8 bytes, before "PAR1"), damaged clear of it.
+    const footer = bytes.length - 8 - bytes.readUInt32LE(bytes.length - 8);
+    const frames: number[] = [];
+    for (let at = bytes.indexOf(ZSTD_MAGIC); at >= 0 && at + 76 < footer; at = bytes.indexOf(ZSTD_MAGIC, at + 1))
+      frames.push(at);
+    expect(frames.length).toBeGreaterThan(1);
+    const out = path.join(dir, 'damaged.out.parquet');
+    for (const [name, damage] of [
+      ['magic', (b: Buffer, at: number) => b.fill(0, at, at + 4)],
+      ['body', (b: Buffer, at: number) => b.fill(0xff, at + 12, at + 76)],
+    ] as const) {
+      for (const at of frames) {
+        const copy = Buffer.from(bytes);
+        damage(copy, at);
+        const broken = path.join(dir, `damaged-${name}.parquet`);
+        fs.writeFileSync(broken, copy);
+        const r = runCli(['dedup', broken, '--output', out]);
+        // A frame damaged in its body may decode to other bytes of the right length (DuckDB writes no frame
+        // checksums): then the page's decoder fails on them, or, in an id or text, the run reads other values.
+        if (r.code === 0 && name === 'body') continue;
+        expect(r.code, `${name} at ${at}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `^simhash-wasm: ${broken}: row group 0 \\(rows 0 to ${data.length - 1}\\) cannot be read, the table is damaged: .+\n$`,
+          ),
+        );
+        expect(fs.existsSync(out)).toBe(false);
+        // Before Node 22.15 zstddec decodes the pages (fzstd, the fallback, says "invalid zstd data").
+        if (name === 'magic' && !zlibZstd.zstdDecompressSync)
+          expect(r.stderr).toMatch(/a Zstandard page gave 0 bytes where its header says \d+\n$/);
+      }
+    }
+    // A table cut short: its footer is not where its last bytes say.
+    const cut = path.join(dir, 'damaged-cut.parquet');
+    fs.writeFileSync(cut, Buffer.concat([bytes.subarray(0, 1000), bytes.subarray(bytes.length - 100)]));
+    const r = runCli(['dedup', cut, '--output', out]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^simhash-wasm: ${cut}: not a readable Parquet table \\(its footer: .+\\)\n$`));
+    expect(fs.existsSync(out)).toBe(false);
   });
 
   it('--field and --id-field name the columns; a missing column is reported; Parquet cannot mix with other inputs', async () => {
