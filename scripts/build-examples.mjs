@@ -43,7 +43,10 @@ fs.copyFileSync(path.join(root, 'dist/wasm.mjs'), path.join(out, 'lib/wasm.mjs')
 // Parquet table is dropped.
 const hyparquet = path.join(root, 'node_modules/hyparquet/src');
 fs.cpSync(hyparquet, path.join(out, 'lib/hyparquet'), { recursive: true, filter: (f) => !f.endsWith('.d.ts') });
+// zstddec (a devDependency here; one ES module with its WebAssembly inline), loaded only for a table with
+// Zstandard pages.
+fs.copyFileSync(path.join(root, 'node_modules/zstddec/dist/zstddec.mjs'), path.join(out, 'lib/zstddec.mjs'));
 console.log(
-  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs and lib/wasm.mjs (dist/), lib/hyparquet/`,
+  `build-examples: ${path.relative(root, out)}/ ← ${copied.join(', ')} + lib/simhash-wasm.mjs and lib/wasm.mjs (dist/), lib/hyparquet/, lib/zstddec.mjs`,
 );
 console.log('serve it with: npm run serve:examples');

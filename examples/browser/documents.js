@@ -45,10 +45,28 @@ async function isParquet(file) {
 }
 
 /**
+ * A Zstandard page decoder for hyparquet: zstddec, whose decode returns the bytes the decoder reports, so a damaged
+ * frame comes back short and is refused here.
+ * @returns {Promise<(input: Uint8Array, outputLength: number) => Uint8Array>}
+ */
+async function zstdPages() {
+  const { ZSTDDecoder } = await import('./lib/zstddec.mjs');
+  const decoder = new ZSTDDecoder();
+  await decoder.init();
+  return (input, outputLength) => {
+    const out = decoder.decode(input, outputLength);
+    if (out.length !== outputLength)
+      throw new Error(`a Zstandard page gave ${out.length} bytes where its header says ${outputLength}`);
+    return out;
+  };
+}
+
+/**
  * A Parquet table's rows as documents, read with hyparquet (the command line's Parquet reader; the page build copies
  * it into lib/hyparquet and it loads only when a table is dropped). The text is the column named "text", else the
  * first string column; "id", when there is one, names each row. hyparquet itself reads uncompressed and Snappy
- * tables (DuckDB's and Spark's default); other codecs need hyparquet-compressors, which the command line loads.
+ * tables (DuckDB's and Spark's default); Zstandard pages go through zstddec (lib/zstddec.mjs, loaded only for such a
+ * table), as on the command line before Node 22.15; other codecs are reported as unreadable.
  * @param {File} file
  * @returns {Promise<Doc[]>}
  */
@@ -56,6 +74,7 @@ async function parquetDocs(file) {
   const { parquetMetadata, parquetSchema, parquetReadObjects } = await import('./lib/hyparquet/index.js');
   const buffer = await file.arrayBuffer();
   const metadata = parquetMetadata(buffer);
+  const zstd = metadata.row_groups.some((g) => g.columns.some((c) => c.meta_data?.codec === 'ZSTD'));
   const columns = parquetSchema(metadata).children.map((c) => c.element);
   const isString = (e) => e.type === 'BYTE_ARRAY' && (e.converted_type === 'UTF8' || e.logical_type?.type === 'STRING');
   const text = columns.find((e) => e.name === 'text' && isString(e)) ?? columns.find(isString);
@@ -66,6 +85,7 @@ async function parquetDocs(file) {
     metadata,
     columns: id ? [text.name, id.name] : [text.name],
     rowFormat: 'object',
+    compressors: zstd ? { ZSTD: await zstdPages() } : undefined,
   });
   return rows.map((row, i) => ({
     name: `${file.name}: ${id && row[id.name] != null ? String(row[id.name]) : `row ${i + 1}`}`,

@@ -326,12 +326,20 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
       return { name: `${name}.parquet`, mimeType: 'application/vnd.apache.parquet', buffer: fs.readFileSync(file) };
     };
     try {
-      // Snappy, DuckDB's default, is one hyparquet reads itself; Brotli needs the codecs only the command line loads.
-      await page.setInputFiles('#files', [await table('table', 'snappy'), await table('brotli', 'brotli')]);
-      await page.waitForFunction((n) => window.simhashDemo.documents().length === n, rows.length);
+      // Snappy, DuckDB's default, is one hyparquet reads itself; Zstandard goes through zstddec (lib/zstddec.mjs);
+      // Brotli needs the codecs only the command line loads.
+      await page.setInputFiles('#files', [
+        await table('table', 'snappy'),
+        await table('zstd', 'zstd'),
+        await table('brotli', 'brotli'),
+      ]);
+      await page.waitForFunction((n) => window.simhashDemo.documents().length === n, 2 * rows.length);
       const docs = await page.evaluate(() => window.simhashDemo.documents());
-      expect(docs.map((d) => d.text)).toEqual(rows.map((r) => r.text));
-      expect(docs.map((d) => d.name)).toEqual(rows.map((r) => `table.parquet: ${r.id}`));
+      expect(docs.map((d) => d.text)).toEqual([...rows, ...rows].map((r) => r.text));
+      expect(docs.map((d) => d.name)).toEqual([
+        ...rows.map((r) => `table.parquet: ${r.id}`),
+        ...rows.map((r) => `zstd.parquet: ${r.id}`),
+      ]);
       await page.waitForSelector('#status[data-state="error"]');
       expect(await page.textContent('#status')).toMatch(/Could not read: brotli\.parquet \(.*BROTLI/i);
 
@@ -344,7 +352,7 @@ describe.skipIf(!gate.run || !ONCE)(title, () => {
       );
       expect(clusterOf).toEqual(
         reference(
-          rows.map((r) => r.text),
+          [...rows, ...rows].map((r) => r.text),
           k,
         ).clusterOf,
       );
